@@ -1,0 +1,216 @@
+"""Gaussians, Gauss–Hermite quadrature and the covariance families of Q.
+
+Barber & Bishop (1998) fit a Gaussian ``Q(w) = N(w_bar, C)``; this module
+holds what every model needs of it:
+
+* ``gauss_hermite(n)``: nodes and weights for expectations under N(0, 1);
+* ``gaussian_entropy(C)``: eq. (18), ``H[Q] = ½ ln|C| + (k/2)(1 + ln 2π)``;
+* ``kl_gaussians``: closed-form KL between two Gaussians (used to check
+  fits against exactly Gaussian targets);
+* the three covariance families of §2.1 as parameter maps with their
+  chain rules: ``"full"`` (Cholesky factor, log-diagonal),
+  ``"factor"`` (eq. 26, ``C = diag(d²) + Σ_{i≤s} s_i s_iᵀ``) and
+  ``"diagonal"`` (eq. 26 with ``s = 0``, Hinton & van Camp 1993).
+
+Symbols: ``k`` = dimension of w, ``w_bar``/``mean`` = mean of Q,
+``C``/``cov`` = covariance of Q, ``s``/``rank`` = number of factors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numpy.polynomial.hermite_e import hermegauss
+
+from . import _validation as check
+
+LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+@lru_cache(maxsize=32)
+def gauss_hermite(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes ``z`` and weights ``p`` with ``Σ p_i g(z_i) ≈ E[g(z)]``, z ~ N(0, 1).
+
+    Probabilists' Gauss–Hermite rule, exact for polynomials of degree
+    ``2n − 1``. Weights sum to one.
+    """
+    n = check.integer("n", n, low=1, high=2000)
+    z, p = hermegauss(n)
+    p = p / p.sum()
+    z.setflags(write=False)
+    p.setflags(write=False)
+    return z, p
+
+
+def gaussian_entropy(cov) -> float:
+    """Entropy of N(·, C): ``½ ln|C| + (k/2)(1 + ln 2π)`` (Barber & Bishop eq. 18)."""
+    cov = np.atleast_2d(np.asarray(cov, dtype=float))
+    L = np.linalg.cholesky(cov)
+    k = cov.shape[0]
+    return float(np.sum(np.log(np.diag(L))) + 0.5 * k * (1.0 + LOG_2PI))
+
+
+def kl_gaussians(m0, C0, m1, C1) -> float:
+    """Closed-form ``KL(N(m0, C0) ‖ N(m1, C1))``.
+
+    .. math:: \\tfrac12\\left[\\operatorname{Tr}(C_1^{-1}C_0) + (m_1-m_0)^T C_1^{-1}(m_1-m_0)
+              - k + \\ln|C_1| - \\ln|C_0|\\right]
+    """
+    m0, C0 = np.asarray(m0, float), np.atleast_2d(np.asarray(C0, float))
+    m1, C1 = np.asarray(m1, float), np.atleast_2d(np.asarray(C1, float))
+    L1 = np.linalg.cholesky(C1)
+    L0 = np.linalg.cholesky(C0)
+    k = C0.shape[0]
+    A = np.linalg.solve(L1, L0)
+    d = np.linalg.solve(L1, m1 - m0)
+    logdet1 = 2.0 * np.sum(np.log(np.diag(L1)))
+    logdet0 = 2.0 * np.sum(np.log(np.diag(L0)))
+    return float(0.5 * (np.sum(A * A) + d @ d - k + logdet1 - logdet0))
+
+
+def ellipse_geometry(cov, n_sigma: float = 1.0) -> tuple[float, float, float]:
+    """Width, height (full axes) and angle in degrees of the n-σ ellipse of a 2-D Gaussian."""
+    cov = np.asarray(cov, dtype=float)
+    vals, vecs = np.linalg.eigh(cov)
+    vals = np.clip(vals, 0.0, None)
+    angle = float(np.degrees(np.arctan2(vecs[1, 1], vecs[0, 1])))
+    width = 2.0 * n_sigma * float(np.sqrt(vals[1]))
+    height = 2.0 * n_sigma * float(np.sqrt(vals[0]))
+    return width, height, angle
+
+
+# ---------------------------------------------------------------------------
+# Covariance families: parameter vector theta -> (mean, C) and the chain rule
+# ---------------------------------------------------------------------------
+
+FAMILIES = ("diagonal", "full", "factor")
+
+
+@dataclass(frozen=True)
+class CovarianceFamily:
+    """A parametrisation of Q = N(mean, C) by one unconstrained vector ``theta``.
+
+    ``theta = [mean (k), covariance parameters]``.
+
+    * ``full``: lower-triangular Cholesky factor L (C = L Lᵀ) with its
+      diagonal stored as logarithms; k(k+1)/2 parameters.
+    * ``factor``: eq. (26), ``C = diag(d²) + S Sᵀ`` with S of shape (k, s);
+      ``ln d`` (k) then S row-major (k·s); k(s+1) parameters, of which
+      k(s+1) − s(s−1)/2 are identifiable (rotations of the s columns
+      leave C unchanged, which the optimiser tolerates).
+    * ``diagonal``: ``factor`` with s = 0.
+    """
+
+    name: str
+    dim: int
+    rank: int = 0
+
+    @staticmethod
+    def make(family: str, dim: int, rank: int | None = None) -> "CovarianceFamily":
+        if family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+        dim = check.integer("dim", dim, low=1)
+        if family == "factor":
+            if rank is None:
+                rank = 1 if dim > 1 else 0
+            rank = check.integer("rank", rank, low=0, high=dim - 1)
+        elif rank not in (None, 0) and family == "diagonal":
+            raise ValueError(f"rank must be 0 (or None) for the diagonal family, got {rank!r}")
+        elif family == "full":
+            if rank is not None and rank != dim - 1:
+                check.integer("rank", rank, low=0, high=dim - 1)
+            rank = dim - 1
+        else:
+            rank = 0
+        return CovarianceFamily(family, dim, rank)
+
+    @property
+    def n_params(self) -> int:
+        k = self.dim
+        if self.name == "full":
+            return k + k * (k + 1) // 2
+        return k + k + k * self.rank
+
+    def unpack(self, theta) -> tuple[np.ndarray, np.ndarray]:
+        """theta → (mean, C)."""
+        k = self.dim
+        theta = np.asarray(theta, dtype=float)
+        mean = theta[:k]
+        if self.name == "full":
+            L = self._lower(theta[k:])
+            return mean, L @ L.T
+        d, S = self._factor(theta[k:])
+        return mean, np.diag(d * d) + S @ S.T
+
+    def pack(self, mean, cov) -> np.ndarray:
+        """(mean, C) → theta; for ``factor`` the s leading eigen-directions of C."""
+        k = self.dim
+        mean = np.asarray(mean, dtype=float)
+        cov = np.asarray(cov, dtype=float)
+        if self.name == "full":
+            L = np.linalg.cholesky(cov)
+            tri = L[_tril(k)].copy()
+            diag_pos = _diag_positions(k)
+            tri[diag_pos] = np.log(np.diag(L))
+            return np.concatenate([mean, tri])
+        s = self.rank
+        vals, vecs = np.linalg.eigh(cov)
+        vals, vecs = vals[::-1], vecs[:, ::-1]
+        floor = 1e-3 * max(vals.min(), 1e-12)
+        S = vecs[:, :s] * np.sqrt(np.clip(vals[:s] - floor, 0.0, None))[None, :]
+        d2 = np.clip(np.diag(cov) - np.sum(S * S, axis=1), 1e-3 * np.diag(cov), None)
+        return np.concatenate([mean, 0.5 * np.log(d2), S.ravel()])
+
+    def chain(self, theta, g_mean, g_cov) -> np.ndarray:
+        """Gradient w.r.t. theta from ∂f/∂mean and the symmetric ∂f/∂C.
+
+        For a symmetric perturbation, ``df = Σ_ij G_ij dC_ij``; with
+        C = L Lᵀ this gives ∂f/∂L = 2 G L, and with C = diag(d²) + S Sᵀ it
+        gives ∂f/∂ln d_j = 2 d_j² G_jj and ∂f/∂S = 2 G S.
+        """
+        k = self.dim
+        theta = np.asarray(theta, dtype=float)
+        G = 0.5 * (np.asarray(g_cov, float) + np.asarray(g_cov, float).T)
+        if self.name == "full":
+            L = self._lower(theta[k:])
+            gL = 2.0 * G @ L
+            g_tri = gL[_tril(k)].copy()
+            diag_pos = _diag_positions(k)
+            g_tri[diag_pos] *= np.diag(L)
+            return np.concatenate([g_mean, g_tri])
+        d, S = self._factor(theta[k:])
+        g_logd = 2.0 * d * d * np.diag(G)
+        g_S = 2.0 * G @ S
+        return np.concatenate([g_mean, g_logd, g_S.ravel()])
+
+    # -- helpers ---------------------------------------------------------
+    def _lower(self, tri) -> np.ndarray:
+        k = self.dim
+        tri = np.array(tri, dtype=float)
+        diag_pos = _diag_positions(k)
+        tri[diag_pos] = np.exp(tri[diag_pos])
+        L = np.zeros((k, k))
+        L[_tril(k)] = tri
+        return L
+
+    def _factor(self, params) -> tuple[np.ndarray, np.ndarray]:
+        k, s = self.dim, self.rank
+        d = np.exp(np.asarray(params[:k], dtype=float))
+        S = np.asarray(params[k:], dtype=float).reshape(k, s)
+        return d, S
+
+
+@lru_cache(maxsize=64)
+def _tril(k: int) -> tuple[np.ndarray, np.ndarray]:
+    rows, cols = np.tril_indices(k)
+    rows.setflags(write=False)
+    cols.setflags(write=False)
+    return rows, cols
+
+
+@lru_cache(maxsize=64)
+def _diag_positions(k: int) -> np.ndarray:
+    rows, cols = _tril(k)
+    return np.flatnonzero(rows == cols)

@@ -1,0 +1,126 @@
+"""Plot helpers: each takes an ``ax``, draws, and returns the artists it made.
+
+They never call ``plt.show()``; notebooks and the figure command decide how
+a figure is shown or saved. ``set_style()`` is the one place where the look
+is set.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Ellipse
+
+from .gaussian import ellipse_geometry
+
+#: One colour per approximation, used by every lesson.
+COLORS = {
+    "posterior": "0.25",
+    "laplace": "#d62728",
+    "diagonal": "#1f77b4",
+    "factor": "#9467bd",
+    "full": "#2ca02c",
+    "svi": "#ff7f0e",
+}
+LABELS = {
+    "laplace": "Laplace",
+    "diagonal": "KL, diagonal",
+    "factor": "KL, factor",
+    "full": "KL, full",
+}
+
+_STYLE = {
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "font.size": 10,
+    "axes.titlesize": 10,
+    "axes.labelsize": 10,
+    "legend.fontsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "image.cmap": "Greys",
+    "svg.hashsalt": "ensemble-learning",
+}
+
+
+def set_style() -> None:
+    """Apply the suite's matplotlib style (idempotent)."""
+    mpl.rcParams.update(_STYLE)
+
+
+def new_figure(width: float = 6.0, height: float = 4.5, **subplots) -> tuple[Figure, np.ndarray]:
+    """A pyplot-free Figure (not shown automatically) and its axes."""
+    set_style()
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(**subplots) if subplots else fig.subplots()
+    return fig, axes
+
+
+def figure_png(fig: Figure, dpi: int | None = None) -> bytes:
+    """Render a figure to PNG bytes with no volatile metadata (byte-stable)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def plot_posterior_contours(ax, grid, levels: int = 8, filled: bool = True, **kwargs):
+    """Contours of a normalised posterior density on a grid (``toy.PosteriorGrid``).
+
+    Levels are spaced evenly in log density from the peak down to e^-8 of it,
+    so the tails of a curved, two-moded posterior remain visible.
+    """
+    logp = grid.log_density
+    top = float(np.max(logp))
+    lv = top - np.linspace(8.0, 0.0, levels + 1)[:-1]
+    artists = []
+    if filled:
+        artists.append(
+            ax.contourf(grid.u, grid.v, logp, levels=np.append(lv, top + 1.0),
+                        cmap=kwargs.pop("cmap", "Greys"), alpha=kwargs.pop("alpha", 0.55))
+        )
+    artists.append(
+        ax.contour(grid.u, grid.v, logp, levels=lv, colors=kwargs.pop("colors", COLORS["posterior"]),
+                   linewidths=kwargs.pop("linewidths", 0.6), **kwargs)
+    )
+    ax.set_xlim(grid.u[0], grid.u[-1])
+    ax.set_ylim(grid.v[0], grid.v[-1])
+    ax.set_xlabel("u (input-to-hidden weight)")
+    ax.set_ylabel("v (hidden-to-output weight)")
+    return artists
+
+
+def plot_gaussian_ellipses(ax, mean, cov, n_sigmas=(1, 2, 3), color="C0", label=None, **kwargs):
+    """The 1-, 2-, 3-σ ellipses of a 2-D Gaussian, plus a dot at its mean."""
+    mean = np.asarray(mean, dtype=float)
+    artists = []
+    for i, ns in enumerate(n_sigmas):
+        w, h, ang = ellipse_geometry(cov, ns)
+        e = Ellipse(mean, w, h, angle=ang, fill=False, edgecolor=color,
+                    linewidth=kwargs.get("linewidth", 1.6) * (1.0 if i == 0 else 0.7),
+                    linestyle="-" if i == 0 else "--", label=label if i == 0 else None)
+        ax.add_patch(e)
+        artists.append(e)
+    artists.extend(ax.plot([mean[0]], [mean[1]], "o", color=color, markersize=3.5))
+    return artists
+
+
+def update_gaussian_ellipses(artists, mean, cov, n_sigmas=(1, 2, 3)) -> None:
+    """Move ellipses made by :func:`plot_gaussian_ellipses` to a new Gaussian in place."""
+    mean = np.asarray(mean, dtype=float)
+    for e, ns in zip(artists[: len(n_sigmas)], n_sigmas):
+        w, h, ang = ellipse_geometry(cov, ns)
+        e.set_center(mean)
+        e.set_width(w)
+        e.set_height(h)
+        e.set_angle(ang)
+    artists[len(n_sigmas)].set_data([mean[0]], [mean[1]])
+
+
+def annotate_kl(ax, values: dict, loc=(0.02, 0.98), fmt: str = "{:.2f}"):
+    """A text box listing ``name: KL`` lines in the upper-left corner; returns the Text."""
+    lines = [f"KL({LABELS.get(k, k)}) = {fmt.format(v)}" for k, v in values.items()]
+    return ax.text(*loc, "\n".join(lines), transform=ax.transAxes, va="top", ha="left",
+                   fontsize=8, bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.85))

@@ -1,0 +1,129 @@
+"""The Bayesian regression posterior and the variational bound, model-agnostic.
+
+Barber & Bishop (1998), §1.1 and §2: with Gaussian noise of precision β and an
+isotropic Gaussian prior of precision α (``A = αI``),
+
+.. math::
+    \\ln P(\\mathbf w, D) = -\\beta E_D(\\mathbf w) - \\tfrac{\\alpha}{2}\\|\\mathbf w\\|^2
+        - \\ln Z_D - \\ln Z_P,\\qquad Z_D = (2\\pi/\\beta)^{N/2},\\ Z_P = (2\\pi/\\alpha)^{k/2}
+
+(eqs 3–6). For a Gaussian ``Q = N(w_bar, C)`` the bound (15)/(17) is
+
+.. math::
+    F[Q] = H[Q] - \\beta\\langle E_D\\rangle - \\tfrac{\\alpha}{2}(\\|\\bar w\\|^2 + \\operatorname{Tr} C)
+           - \\ln Z_D - \\ln Z_P
+
+using the corrected prior term ½ Tr(CA) of eq. (19) (see INDEX.md), and
+``KL(Q‖P) = ln P(D) − F[Q]`` (eq. 16) where ``ln P(D) = ln Z − ln Z_D − ln Z_P``
+and ``Z = ∫ exp(−βE_D − (α/2)‖w‖²) dw`` (eq. 7).
+
+A concrete model subclasses :class:`RegressionPosterior` and supplies the
+data error ``E_D`` (eq. 4), its gradient and Hessian, its expectation under Q
+with gradients, and (where it can be computed) the exact ``ln Z``.
+
+Code names: ``alpha`` = α, ``beta`` = β, ``dim`` = k, ``n_data`` = N,
+``mean`` = w̄, ``cov`` = C. "Energy" is ``βE_D + (α/2)‖w‖²`` (minus the
+unnormalised log posterior).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _validation as check
+from .gaussian import LOG_2PI
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """An expectation under Q = N(mean, cov) with its gradients.
+
+    ``d_cov`` is the symmetric matrix G with ``df = Σ_ij G_ij dC_ij``.
+    """
+
+    value: float
+    d_mean: np.ndarray
+    d_cov: np.ndarray
+
+
+class RegressionPosterior:
+    """Posterior over weights of a Gaussian-noise regression model with prior N(0, I/α)."""
+
+    dim: int
+    n_data: int
+
+    def __init__(self, alpha, beta):
+        self.alpha = check.positive("alpha", alpha)
+        self.beta = check.positive("beta", beta)
+
+    # -- to be supplied by the model ------------------------------------
+    def data_error(self, w) -> np.ndarray:  # pragma: no cover - abstract
+        """E_D(w) = ½ Σ (f(x_n, w) − t_n)² (eq. 4), vectorised over leading axes of w."""
+        raise NotImplementedError
+
+    def data_error_grad(self, w) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def data_error_hessian(self, w) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def expected_data_error(self, mean, cov) -> Expectation:  # pragma: no cover - abstract
+        """⟨E_D⟩ under N(mean, cov) with gradients (eqs 20–21)."""
+        raise NotImplementedError
+
+    @property
+    def log_Z(self) -> float:  # pragma: no cover - abstract
+        """ln ∫ exp(−βE_D − (α/2)‖w‖²) dw (eq. 7), exact."""
+        raise NotImplementedError
+
+    # -- the unnormalised log posterior (eq. 6) ---------------------------
+    def log_unnorm(self, w) -> np.ndarray:
+        """``−βE_D(w) − (α/2)‖w‖²``, vectorised over leading axes of ``w``."""
+        w = np.asarray(w, dtype=float)
+        return -self.beta * self.data_error(w) - 0.5 * self.alpha * np.sum(w * w, axis=-1)
+
+    def grad(self, w) -> np.ndarray:
+        """Gradient of :meth:`log_unnorm` at a single ``w``."""
+        w = np.asarray(w, dtype=float)
+        return -self.beta * self.data_error_grad(w) - self.alpha * w
+
+    def hessian(self, w) -> np.ndarray:
+        """Hessian of :meth:`log_unnorm` at a single ``w`` (minus the H of eq. 11)."""
+        w = np.asarray(w, dtype=float)
+        return -self.beta * self.data_error_hessian(w) - self.alpha * np.eye(self.dim)
+
+    # -- expectations under Q ---------------------------------------------
+    def expected_energy(self, mean, cov) -> Expectation:
+        """⟨βE_D + (α/2)‖w‖²⟩_Q = β⟨E_D⟩ + (α/2)(‖w̄‖² + Tr C), with gradients."""
+        ed = self.expected_data_error(mean, cov)
+        mean = np.asarray(mean, dtype=float)
+        cov = np.asarray(cov, dtype=float)
+        value = self.beta * ed.value + 0.5 * self.alpha * (mean @ mean + np.trace(cov))
+        d_mean = self.beta * ed.d_mean + self.alpha * mean
+        d_cov = self.beta * ed.d_cov + 0.5 * self.alpha * np.eye(self.dim)
+        return Expectation(float(value), d_mean, d_cov)
+
+    @property
+    def log_normalisers(self) -> float:
+        """``ln Z_D + ln Z_P = (N/2) ln(2π/β) + (k/2) ln(2π/α)`` (eqs 3, 5)."""
+        return 0.5 * self.n_data * (LOG_2PI - np.log(self.beta)) + 0.5 * self.dim * (
+            LOG_2PI - np.log(self.alpha)
+        )
+
+    @property
+    def log_evidence(self) -> float:
+        """ln P(D | α, β) = ln Z − ln Z_D − ln Z_P (eq. 13), exact where ln Z is."""
+        return self.log_Z - self.log_normalisers
+
+    def bound(self, mean, cov) -> float:
+        """The lower bound F[Q] of eqs (15), (17)–(20) for Q = N(mean, cov)."""
+        mean, cov = check.mean_cov(mean, cov, self.dim)
+        L = np.linalg.cholesky(cov)
+        entropy = np.sum(np.log(np.diag(L))) + 0.5 * self.dim * (1.0 + LOG_2PI)
+        return float(entropy - self.expected_energy(mean, cov).value - self.log_normalisers)
+
+    def kl(self, mean, cov) -> float:
+        """KL(Q‖P) (eq. 16) of Q = N(mean, cov) from the exact normalised posterior."""
+        return float(self.log_evidence - self.bound(mean, cov))

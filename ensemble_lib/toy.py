@@ -1,0 +1,249 @@
+"""The 2-parameter toy posterior of Barber & Bishop (1998), §2.1 and Fig. 2.
+
+Model ``f(x; u, v) = v σ(u x)`` with ``w = (u, v)``, noise precision β and prior
+precision α. The posterior (eq. 6)
+
+.. math:: P(u, v \\mid D) = \\frac{1}{Z}\\exp\\{-\\beta E_D(u, v) - \\tfrac{\\alpha}{2}(u^2 + v^2)\\}
+
+is symmetric under ``(u, v) → (−u, −v)`` (σ is odd), so it has two modes.
+
+Because f is linear in v, ``E_D = ½A(u)v² − B(u)v + ½T`` with
+``A(u) = Σ σ(u x_n)²``, ``B(u) = Σ t_n σ(u x_n)``, ``T = Σ t_n²``. Two exact
+reductions follow (the idea of the paper's eqs 22–23 and Appendix A.1):
+
+* ``ln Z``: v is integrated in closed form, leaving the even 1-D integrand
+  ``g(u) = √(2π/(βA+α)) exp{−αu²/2 − βT/2 + (βB)²/(2(βA+α))}``, integrated by
+  adaptive quadrature over the range where it is not negligible. A rigorous
+  bound, ``ln g(u) ≤ ½ ln(2π/α) − αu²/2`` (Cauchy–Schwarz), fixes that range.
+* ``⟨E_D⟩`` under ``Q = N(w̄, C)``: given u, v is Gaussian with mean
+  ``v̄ + (C_uv/C_uu)(u − ū)`` and variance ``C_vv − C_uv²/C_uu``, so only a 1-D
+  Gauss–Hermite rule over u is needed, and its gradients are exact
+  derivatives of that rule.
+
+Code names: ``x``, ``t`` = data, ``alpha`` = α, ``beta`` = β, ``n_quad`` =
+Gauss–Hermite nodes over u.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from scipy import integrate, optimize
+
+from . import _validation as check
+from .erf_network import sigma, sigma_prime
+from .gaussian import LOG_2PI, gauss_hermite
+from .posterior import Expectation, RegressionPosterior
+
+#: ln g(u) below its maximum by this much is treated as zero mass (e^-45 ≈ 3e-20).
+_MASS_CUTOFF = 45.0
+#: The plotting window holds the region where the density is within e^-9 of its peak.
+_PLOT_CUTOFF = 9.0
+
+
+@dataclass(frozen=True)
+class PosteriorGrid:
+    """The normalised posterior density on a regular (u, v) grid (for plots and checks)."""
+
+    u: np.ndarray
+    v: np.ndarray
+    log_density: np.ndarray  # shape (len(v), len(u)): rows are v, columns are u
+
+    @property
+    def density(self) -> np.ndarray:
+        return np.exp(self.log_density)
+
+    @property
+    def cell_area(self) -> float:
+        return float((self.u[1] - self.u[0]) * (self.v[1] - self.v[0]))
+
+
+class ToyPosterior(RegressionPosterior):
+    """Exact posterior of the toy model ``f(x; u, v) = v σ(u x)`` (Barber & Bishop 1998, §2.1).
+
+    Parameters
+    ----------
+    x, t : array_like, shape (N,)
+        Inputs and targets (finite, same length ≥ 1).
+    alpha : float
+        Prior precision α > 0 (prior N(0, I/α) on (u, v)).
+    beta : float
+        Noise precision β > 0 (noise s.d. 1/√β).
+    n_quad : int
+        Gauss–Hermite nodes for expectations over u under Q (16 to 1000).
+
+    Notes
+    -----
+    ``log_unnorm``, ``grad`` and ``hessian`` are of ``−βE_D − (α/2)‖w‖²``
+    (eqs 4–6); ``log_Z`` is ``ln ∫ exp(−βE_D − (α/2)‖w‖²) dw`` (eq. 7);
+    ``kl(mean, cov)`` is KL(Q‖P) of eq. (16) against the exact normalised
+    posterior, including both of its modes.
+    """
+
+    dim = 2
+
+    def __init__(self, x, t, alpha, beta, n_quad: int = 96):
+        super().__init__(alpha, beta)
+        x = check.finite_vector("x", x)
+        t = check.finite_vector("t", t)
+        if x.shape != t.shape:
+            raise ValueError(f"x and t must have the same length, got {x.size} and {t.size}")
+        self.x = x
+        self.t = t
+        self.n_data = x.size
+        self.n_quad = check.integer("n_quad", n_quad, low=16, high=1000)
+        self._T = float(t @ t)
+
+    def __repr__(self) -> str:
+        return (
+            f"ToyPosterior(N={self.n_data}, alpha={self.alpha:g}, beta={self.beta:g})"
+        )
+
+    # -- E_D and its derivatives (eq. 4) ----------------------------------
+    def _AB(self, u):
+        """A(u) = Σσ(u x_n)², B(u) = Σ t_n σ(u x_n) and their u-derivatives."""
+        a = np.multiply.outer(np.asarray(u, float), self.x)
+        s = sigma(a)
+        ds = sigma_prime(a) * self.x
+        A = np.sum(s * s, axis=-1)
+        B = s @ self.t
+        dA = 2.0 * np.sum(s * ds, axis=-1)
+        dB = ds @ self.t
+        return A, B, dA, dB
+
+    def data_error(self, w) -> np.ndarray:
+        w = np.asarray(w, dtype=float)
+        u, v = w[..., 0], w[..., 1]
+        A, B, _, _ = self._AB(u)
+        return 0.5 * A * v * v - B * v + 0.5 * self._T
+
+    def data_error_grad(self, w) -> np.ndarray:
+        u, v = np.asarray(w, dtype=float)
+        A, B, dA, dB = self._AB(u)
+        return np.array([0.5 * dA * v * v - dB * v, A * v - B])
+
+    def data_error_hessian(self, w) -> np.ndarray:
+        u, v = np.asarray(w, dtype=float)
+        a = u * self.x
+        s, ds = sigma(a), sigma_prime(a)
+        d2s = -a * ds  # σ''(a) = −a σ'(a)
+        x2 = self.x * self.x
+        A, B, dA, dB = self._AB(u)
+        d2A = 2.0 * np.sum((ds * ds + s * d2s) * x2)
+        d2B = np.sum(self.t * d2s * x2)
+        huu = 0.5 * d2A * v * v - d2B * v
+        huv = dA * v - dB
+        return np.array([[huu, huv], [huv, A]])
+
+    # -- ⟨E_D⟩ under a Gaussian Q, by the 1-D reduction --------------------
+    def expected_data_error(self, mean, cov) -> Expectation:
+        """⟨E_D⟩ under Q = N(mean, cov) and its exact gradients (of the quadrature rule).
+
+        With ``u = ū + ℓ z``, ``ℓ = √C_uu``, the conditional mean of v is
+        ``q = v̄ + κ z`` (``κ = C_uv/ℓ``) and its variance ``V = C_vv − κ²``:
+        ``⟨E_D⟩ = Σ_i p_i [½A(u_i)(q_i² + V) − B(u_i) q_i] + ½T``.
+        """
+        mean = np.asarray(mean, dtype=float)
+        cov = np.asarray(cov, dtype=float)
+        z, p = gauss_hermite(self.n_quad)
+        c_uu, c_uv, c_vv = cov[0, 0], cov[0, 1], cov[1, 1]
+        ell = np.sqrt(c_uu)
+        kappa = c_uv / ell
+        V = c_vv - kappa * kappa
+        u = mean[0] + ell * z
+        q = mean[1] + kappa * z
+        A, B, dA, dB = self._AB(u)
+        value = p @ (0.5 * A * (q * q + V) - B * q) + 0.5 * self._T
+        D = 0.5 * dA * (q * q + V) - dB * q  # ∂/∂u of the conditional expectation
+        E = A * q - B  # ∂/∂q
+        g_mu, g_ell = p @ D, p @ (D * z)
+        g_mv, g_kappa = p @ E, p @ (E * z)
+        g_V = 0.5 * (p @ A)
+        # chain rule (ℓ, κ, V) -> (C_uu, C_uv, C_vv)
+        g_cuu = g_ell / (2.0 * ell) - g_kappa * kappa / (2.0 * c_uu) + g_V * kappa * kappa / c_uu
+        g_cuv = g_kappa / ell - 2.0 * g_V * kappa / ell
+        d_cov = np.array([[g_cuu, 0.5 * g_cuv], [0.5 * g_cuv, g_V]])
+        return Expectation(float(value), np.array([g_mu, g_mv]), d_cov)
+
+    # -- the exact normaliser (eq. 7) --------------------------------------
+    def log_marginal_u(self, u) -> np.ndarray:
+        """ln g(u) = ln ∫ exp(−βE_D − (α/2)(u² + v²)) dv, exact (v enters quadratically)."""
+        A, B, _, _ = self._AB(u)
+        prec = self.beta * A + self.alpha
+        bB = self.beta * B
+        u = np.asarray(u, dtype=float)
+        return (
+            -0.5 * self.alpha * u * u
+            - 0.5 * self.beta * self._T
+            + 0.5 * bB * bB / prec
+            + 0.5 * (LOG_2PI - np.log(prec))
+        )
+
+    @cached_property
+    def _u_support(self) -> tuple[float, float, float]:
+        """(u_mode, peak ln g, u_max) on u ≥ 0 (g is even)."""
+        lg0 = float(self.log_marginal_u(0.0))
+        cap = 0.5 * (LOG_2PI - np.log(self.alpha))  # ln g(u) ≤ cap − αu²/2
+        r0 = np.sqrt(2.0 * (cap - lg0 + _MASS_CUTOFF) / self.alpha)
+        grid = r0 * np.linspace(0.0, 1.0, 4001) ** 2
+        lg = self.log_marginal_u(grid)
+        j = int(np.argmax(lg))
+        lo, hi = grid[max(j - 1, 0)], grid[min(j + 1, grid.size - 1)]
+        if hi > lo:
+            res = optimize.minimize_scalar(
+                lambda s: -float(self.log_marginal_u(s)), bounds=(lo, hi), method="bounded",
+                options={"xatol": 1e-10 * max(1.0, hi)},
+            )
+            u_mode, lg_max = float(res.x), float(-res.fun)
+            if lg_max < lg[j]:
+                u_mode, lg_max = float(grid[j]), float(lg[j])
+        else:
+            u_mode, lg_max = float(grid[j]), float(lg[j])
+        r = np.sqrt(max(2.0 * (cap - lg_max + _MASS_CUTOFF) / self.alpha, 0.0))
+        return u_mode, lg_max, float(max(r, u_mode + 1e-9))
+
+    def _u_level(self, drop: float) -> float:
+        """Largest u ≥ 0 where ln g falls to (peak − drop)."""
+        u_mode, lg_max, r = self._u_support
+        f = lambda s: float(self.log_marginal_u(s)) - (lg_max - drop)  # noqa: E731
+        if f(r) >= 0.0:
+            return r
+        return float(optimize.brentq(f, u_mode, r, xtol=1e-12 * max(1.0, r)))
+
+    @cached_property
+    def log_Z(self) -> float:
+        """ln Z = ln ∫∫ exp(−βE_D − (α/2)‖w‖²) du dv, by adaptive quadrature of g(u)."""
+        u_mode, lg_max, _ = self._u_support
+        u_hi = self._u_level(_MASS_CUTOFF)
+        pts = [u_mode] if 0.0 < u_mode < u_hi else None
+        val, _ = integrate.quad(
+            lambda s: float(np.exp(self.log_marginal_u(s) - lg_max)),
+            0.0, u_hi, points=pts, epsabs=0.0, epsrel=1e-13, limit=500,
+        )
+        return float(lg_max + np.log(2.0 * val))
+
+    # -- plotting support --------------------------------------------------
+    def extent(self) -> tuple[float, float, float, float]:
+        """Symmetric box (u_min, u_max, v_min, v_max) holding the posterior's visible mass."""
+        u_hi = self._u_level(_PLOT_CUTOFF)
+        u = np.linspace(0.0, u_hi, 801)
+        lg = self.log_marginal_u(u)
+        keep = lg > self._u_support[1] - _PLOT_CUTOFF
+        A, B, _, _ = self._AB(u[keep])
+        prec = self.beta * A + self.alpha
+        v_hi = float(np.max(np.abs(self.beta * B / prec) + 4.0 / np.sqrt(prec)))
+        U, V = 1.05 * u_hi, 1.05 * v_hi
+        return -U, U, -V, V
+
+    def grid(self, n: int = 121, extent=None) -> PosteriorGrid:
+        """Normalised log density on an n×n grid over ``extent`` (default :meth:`extent`)."""
+        n = check.integer("n", n, low=3, high=2001)
+        u0, u1, v0, v1 = self.extent() if extent is None else extent
+        u = np.linspace(u0, u1, n)
+        v = np.linspace(v0, v1, n)
+        A, B, _, _ = self._AB(u)
+        ed = 0.5 * A[None, :] * v[:, None] ** 2 - B[None, :] * v[:, None] + 0.5 * self._T
+        logp = -self.beta * ed - 0.5 * self.alpha * (u[None, :] ** 2 + v[:, None] ** 2)
+        return PosteriorGrid(u, v, logp - self.log_Z)

@@ -1,0 +1,90 @@
+"""Interactive panels: sliders that recompute with the library and redraw a figure in place.
+
+Every lesson's interactive section is a :class:`FigurePanel` subclass:
+
+* ``compute(**values)`` is a pure function of the slider values that calls
+  the library and returns a state object;
+* ``draw(state)`` updates the figure's artists in place (no rebuild);
+* the figure is rendered by Agg to PNG into an ``ipywidgets.Image``. This
+  works the same in JupyterLab, Voilà, nbval and headless tests, and keeps
+  each step's cost in the kernel, where it can be measured;
+* errors from a bad value are shown in the panel's status line (never lost
+  in a log), and the previous figure stays;
+* while a step runs, the controls are disabled.
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+
+from .plotting import figure_png
+
+
+class FigurePanel:
+    """Base class: ``controls`` (name → widget), a figure, a readout and a status line."""
+
+    #: dpi used for the PNG shown in the panel
+    dpi = 90
+
+    def __init__(self, controls: dict, fig, columns: int = 3):
+        self.controls = dict(controls)
+        self.fig = fig
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width="auto"))
+        self.readout = widgets.HTML()
+        self.status = widgets.HTML()
+        self.n_updates = 0
+        self.last_error: str | None = None
+        for ctl in self.controls.values():
+            ctl.observe(self._on_change, names="value")
+        ctl_list = list(self.controls.values())
+        rows = [widgets.HBox(ctl_list[i : i + columns]) for i in range(0, len(ctl_list), columns)]
+        self.widget = widgets.VBox([*rows, self.image, self.readout, self.status])
+
+    # -- to be supplied by a lesson ---------------------------------------
+    def compute(self, **values):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def draw(self, state) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def format_readout(self, state) -> str:
+        return ""
+
+    # -- machinery ----------------------------------------------------------
+    def values(self) -> dict:
+        return {name: ctl.value for name, ctl in self.controls.items()}
+
+    def _on_change(self, change) -> None:
+        self.update()
+
+    def _set_disabled(self, flag: bool) -> None:
+        for ctl in self.controls.values():
+            ctl.disabled = flag
+
+    def update(self):
+        """Recompute from the current control values, redraw, re-render; return the state."""
+        self._set_disabled(True)
+        self.status.value = "<i>computing…</i>"
+        try:
+            state = self.compute(**self.values())
+            self.draw(state)
+            self.image.value = figure_png(self.fig, dpi=self.dpi)
+            self.readout.value = self.format_readout(state)
+            self.status.value = ""
+            self.last_error = None
+            self.state = state
+            self.n_updates += 1
+            return state
+        except (ValueError, RuntimeError, ArithmeticError) as exc:
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            self.status.value = (
+                "<span style='color:#b00020'>Not updated: " + html.escape(str(exc)) + "</span>"
+            )
+            return None
+        finally:
+            self._set_disabled(False)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
