@@ -28,7 +28,9 @@ unnormalised log posterior).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -57,6 +59,20 @@ class RegressionPosterior:
     def __init__(self, alpha, beta):
         self.alpha = check.positive("alpha", alpha)
         self.beta = check.positive("beta", beta)
+
+    def with_hyperparameters(self, alpha=None, beta=None):
+        """A copy of this posterior with new α and/or β (same data and model)."""
+        new = copy.copy(self)
+        # drop cached properties (functools.cached_property stores in __dict__)
+        for klass in type(self).__mro__:
+            for name, v in vars(klass).items():
+                if isinstance(v, cached_property):
+                    new.__dict__.pop(name, None)
+        if alpha is not None:
+            new.alpha = check.positive("alpha", alpha)
+        if beta is not None:
+            new.beta = check.positive("beta", beta)
+        return new
 
     # -- to be supplied by the model ------------------------------------
     def data_error(self, w) -> np.ndarray:  # pragma: no cover - abstract
