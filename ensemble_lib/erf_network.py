@@ -65,14 +65,14 @@ def toy_data(
     rng : numpy.random.Generator
         The only source of randomness (x first, then the noise).
     n : int
-        Number of points N (1 to 10 000).
+        Number of points N (1 to 10⁶).
     noise_sd : float
         Noise standard deviation (> 0); the noise precision is β = 1/noise_sd².
     u_true, v_true : float
         Generating parameters (finite).
     """
     rng = check.generator("rng", rng)
-    n = check.integer("n", n, low=1, high=10_000)
+    n = check.integer("n", n, low=1, high=1_000_000)
     noise_sd = check.positive("noise_sd", noise_sd)
     u_true, v_true = check.finite_vector("(u_true, v_true)", [u_true, v_true])
     lo, hi = check.finite_vector("x_range", x_range)

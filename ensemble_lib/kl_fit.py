@@ -93,16 +93,33 @@ def _newton_polish(fun, theta, g, tol, max_steps=4, eps=1e-6):
 
 
 def _starts(post, fam: CovarianceFamily, init):
-    """Starting (mean, cov) pairs: the caller's, else both mirror modes' curvature and the origin."""
+    """Starting (mean, cov) pairs: the caller's, else a narrow Gaussian at a mode."""
     if init is not None:
         return [tuple(np.asarray(a, float) for a in pair) for pair in init]
     from .laplace import laplace_fit
 
     lap = laplace_fit(post, compute_kl=False)
-    # a narrow Gaussian at the mode (variances 1/H_ii), and a broad one at the
-    # origin, which wins when the two mirror modes overlap
     d = 1.0 / np.clip(np.diag(lap.hessian), 1e-12, None)
-    return [(lap.mean, np.diag(d)), (np.zeros(post.dim), np.eye(post.dim) / post.alpha)]
+    return [(lap.mean, np.diag(d))]
+
+
+def centred_fit_start(post, fam: CovarianceFamily, gtol: float = 1e-6):
+    """The best Q with its mean held at the origin: a start for posteriors symmetric under w → −w.
+
+    For such a posterior (the toy's), the origin is a stationary point of the
+    mean, and a broad Gaussian there covering both mirror modes can beat any
+    Gaussian at one mode when the modes overlap. Only the covariance
+    parameters are optimised, which is cheap.
+    """
+    k = fam.dim
+    theta0 = fam.pack(np.zeros(k), np.eye(k) / post.alpha)
+
+    def fun(cov_params):
+        f, g = kl_objective(post, fam, np.concatenate([np.zeros(k), cov_params]))
+        return f, g[k:]
+
+    res = optimize.minimize(fun, theta0[k:], jac=True, method="BFGS", options={"gtol": gtol})
+    return fam.unpack(np.concatenate([np.zeros(k), res.x]))
 
 
 def kl_fit(
@@ -112,6 +129,7 @@ def kl_fit(
     init=None,
     gtol: float = 1e-9,
     maxiter: int = 2000,
+    symmetric: bool | None = None,
 ) -> KLFit:
     """Fit Q = N(w̄, C) by minimising KL(Q‖P) within a covariance family.
 
@@ -125,8 +143,11 @@ def kl_fit(
         Number of factors s for ``"factor"`` (0 ≤ s ≤ k − 1; default 1).
     init : list of (mean, cov) pairs, optional
         Starting points; the best result wins. By default: the Laplace
-        mode with a narrow diagonal covariance, the Laplace Gaussian, and a
-        broad Gaussian at the origin.
+        mode with a narrow diagonal covariance (variances 1/H_ii).
+    symmetric : bool
+        The posterior is symmetric under w → −w (as the toy's is): also start
+        from the best Gaussian centred at the origin (:func:`centred_fit_start`).
+        Default: True for a 2-parameter ``ToyPosterior``.
     gtol : float
         Gradient-norm tolerance for BFGS.
 
@@ -138,8 +159,13 @@ def kl_fit(
     """
     fam = CovarianceFamily.make(family, post.dim, rank)
     fun = lambda th: kl_objective(post, fam, th)  # noqa: E731
+    starts = _starts(post, fam, init)
+    if symmetric is None:
+        symmetric = type(post).__name__ == "ToyPosterior"
+    if symmetric:
+        starts.append(centred_fit_start(post, fam))
     best = None
-    for mean0, cov0 in _starts(post, fam, init):
+    for mean0, cov0 in starts:
         theta0 = fam.pack(mean0, cov0)
         res = optimize.minimize(
             fun, theta0, jac=True, method="BFGS", options={"gtol": gtol, "maxiter": maxiter}

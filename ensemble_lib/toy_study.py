@@ -1,0 +1,346 @@
+"""Lesson 1: the toy posterior of Barber & Bishop (1998) Fig. 2 — Laplace vs KL fits.
+
+* :func:`fit_all` fits Laplace (eqs 9–12), the diagonal and the full KL
+  Gaussians (§2.1) and a factor-analysis Gaussian (eq. 26) to one posterior;
+* :data:`PAPER_PRESET` is a documented "paper-like" setting: the paper's data
+  (6 points, x ~ U(−2, 2), t = −2.5σ(−0.13x) + noise of s.d. 0.1, so β = 100)
+  were never published, nor was α; the preset's seed and α were chosen by
+  :func:`find_preset` so that KL(Laplace) lands near the paper's 41;
+* :func:`kl_table` computes the three KL values over many random data sets and
+  several α (does Laplace ≫ diagonal > full hold?);
+* :func:`plot_fig2` draws the four panels of Fig. 2;
+* :class:`ToyExplorer` is the interactive panel (α, noise s.d., N, seed, rank);
+* :func:`write_figures` writes ``figures/toy_fig2.png``, ``figures/toy_kl_table.png``
+  and ``figures/toy_kl_table.csv``.
+
+The posterior is symmetric under (u, v) → (−u, −v): a fit and its mirror image
+have the same KL. Fits are reported in the quadrant of the generating
+parameters (u, v) = (−0.13, −2.5) for display.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+import ipywidgets as w
+import numpy as np
+
+from . import _validation as check
+from .erf_network import TOY_N, TOY_NOISE_SD, TOY_U_TRUE, TOY_V_TRUE, toy_data
+from .kl_fit import KLFit, kl_fit
+from .laplace import LaplaceFit, laplace_fit
+from .plotting import (
+    COLORS,
+    LABELS,
+    annotate_kl,
+    figure_png,
+    new_figure,
+    plot_gaussian_ellipses,
+    plot_posterior_contours,
+    update_gaussian_ellipses,
+)
+from .toy import ToyPosterior
+from .widgets import FigurePanel
+
+#: The "paper-like" preset: β = 100 (noise s.d. 0.1, as in the paper), N = 6,
+#: and the seed and α found by :func:`find_preset` (seeds 0–39, α in
+#: {0.05, 0.1, 0.2, 0.3, 0.5, 1, 2}) whose Laplace KL is closest to 41.
+PAPER_PRESET = {"seed": 25, "alpha": 0.2, "noise_sd": TOY_NOISE_SD, "n": TOY_N}
+#: The values printed in the paper's Fig. 2 caption.
+PAPER_KL = {"laplace": 41.0, "diagonal": 4.6, "full": 3.9}
+
+#: Slider ranges of the interactive panel (every value gives finite results).
+ALPHA_RANGE = (0.01, 10.0)
+NOISE_SD_RANGE = (0.02, 1.0)
+N_RANGE = (1, 50)
+SEED_RANGE = (0, 99)
+
+
+def make_posterior(seed: int = 0, alpha: float = 1.0, noise_sd: float = TOY_NOISE_SD,
+                   n: int = TOY_N) -> ToyPosterior:
+    """The toy posterior for data drawn with ``numpy.random.default_rng(seed)``.
+
+    The noise precision of the model is the one that generated the data,
+    β = 1/noise_sd².
+    """
+    seed = check.integer("seed", seed, low=0)
+    noise_sd = check.positive("noise_sd", noise_sd)
+    data = toy_data(np.random.default_rng(seed), n=n, noise_sd=noise_sd)
+    return ToyPosterior(data.x, data.t, alpha=alpha, beta=1.0 / noise_sd**2)
+
+
+def _to_quadrant(fit, sign_u: float):
+    """Mirror a fit through the origin so that its mean's u has sign ``sign_u`` (KL unchanged)."""
+    if fit.mean[0] * sign_u >= 0:
+        return fit
+    changes = {"mean": -fit.mean}
+    if isinstance(fit, KLFit):
+        theta = fit.theta.copy()
+        theta[:2] = -theta[:2]
+        if fit.family != "full":  # factor columns S flip sign too (C unchanged either way)
+            theta[4:] = -theta[4:]
+        changes["theta"] = theta
+    return dataclasses.replace(fit, **changes)
+
+
+@dataclass(frozen=True)
+class ToyFits:
+    """Laplace and KL fits to one toy posterior (means in the generating quadrant)."""
+
+    posterior: ToyPosterior
+    laplace: LaplaceFit
+    diagonal: KLFit
+    full: KLFit
+    factor: KLFit
+
+    def kl_values(self) -> dict:
+        return {"laplace": self.laplace.kl, "diagonal": self.diagonal.kl, "full": self.full.kl}
+
+
+def fit_all(post: ToyPosterior, rank: int = 1, previous: ToyFits | None = None) -> ToyFits:
+    """Laplace, diagonal-KL, full-KL and factor-KL (rank ``rank``) fits to ``post``.
+
+    The factor fit is started from the diagonal (s = 0) or full (s = 1)
+    solution, as well as from its own default starts when no ``previous``
+    fits are given; ``previous`` (the fits at a nearby slider setting) adds
+    warm starts so that a slider step stays fast.
+    """
+    rank = check.integer("rank", rank, low=0, high=post.dim - 1)
+    lap = laplace_fit(post)
+    narrow = [(lap.mean, np.diag(1.0 / np.diag(lap.hessian)))]
+    warm_d = [(previous.diagonal.mean, previous.diagonal.cov)] if previous else []
+    warm_f = [(previous.full.mean, previous.full.cov)] if previous else []
+    diag = kl_fit(post, "diagonal", init=narrow + warm_d, symmetric=True)
+    full = kl_fit(post, "full", init=narrow + [(diag.mean, diag.cov)] + warm_f, symmetric=True)
+    base = diag if rank == 0 else full
+    factor = kl_fit(post, "factor", rank=rank, init=[(base.mean, base.cov)], symmetric=False)
+    sign = np.sign(TOY_U_TRUE)
+    return ToyFits(
+        post,
+        _to_quadrant(lap, sign),
+        _to_quadrant(diag, sign),
+        _to_quadrant(full, sign),
+        _to_quadrant(factor, sign),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Fig. 2
+# ---------------------------------------------------------------------------
+
+def plot_fig2(axes, fits: ToyFits, grid=None):
+    """The four panels of Fig. 2: (a) posterior, (b) Laplace, (c) diagonal KL, (d) full KL."""
+    grid = fits.posterior.grid() if grid is None else grid
+    artists = []
+    titles = ["(a) true posterior", "(b) Laplace", "(c) KL, diagonal", "(d) KL, full"]
+    for ax, title, key in zip(np.ravel(axes), titles, [None, "laplace", "diagonal", "full"]):
+        artists += plot_posterior_contours(ax, grid)
+        if key is not None:
+            fit = getattr(fits, key)
+            artists += plot_gaussian_ellipses(ax, fit.mean, fit.cov, color=COLORS[key])
+            title += f": KL = {fit.kl:.2f}"
+        ax.set_title(title)
+    return artists
+
+
+def fig2_figure(preset: dict | None = None):
+    """A new Figure with the Fig. 2 reproduction for ``preset`` (default :data:`PAPER_PRESET`)."""
+    preset = PAPER_PRESET if preset is None else preset
+    fits = fit_all(make_posterior(**preset))
+    fig, axes = new_figure(9.0, 7.0, nrows=2, ncols=2, sharex=True, sharey=True)
+    plot_fig2(axes, fits)
+    return fig, fits
+
+
+# ---------------------------------------------------------------------------
+# The table over many data sets
+# ---------------------------------------------------------------------------
+
+def kl_table(seeds=range(20), alphas=(0.1, 0.3, 1.0, 3.0), noise_sd: float = TOY_NOISE_SD,
+             n: int = TOY_N) -> list[dict]:
+    """KL of Laplace, diagonal and full fits for every (seed, α); one dict per row."""
+    rows = []
+    for alpha in alphas:
+        for seed in seeds:
+            f = fit_all(make_posterior(seed, alpha, noise_sd, n))
+            rows.append({"alpha": float(alpha), "seed": int(seed), "laplace": f.laplace.kl,
+                         "diagonal": f.diagonal.kl, "full": f.full.kl})
+    return rows
+
+
+def summarise_table(rows: list[dict]) -> list[dict]:
+    """Per α: median KL of each method and how often Laplace > diagonal > full holds."""
+    out = []
+    for alpha in sorted({r["alpha"] for r in rows}):
+        sel = [r for r in rows if r["alpha"] == alpha]
+        lap = np.array([r["laplace"] for r in sel])
+        dia = np.array([r["diagonal"] for r in sel])
+        ful = np.array([r["full"] for r in sel])
+        out.append({
+            "alpha": alpha, "n_sets": len(sel),
+            "laplace_median": float(np.median(lap)), "diagonal_median": float(np.median(dia)),
+            "full_median": float(np.median(ful)),
+            "frac_laplace_gt_diag": float(np.mean(lap > dia)),
+            "frac_diag_gt_full": float(np.mean(dia > ful)),
+        })
+    return out
+
+
+def format_summary(summary: list[dict]) -> str:
+    """The summary as a fixed-width text table (3 significant figures, for nbval)."""
+    head = f"{'alpha':>6} {'sets':>5} {'KL Laplace':>11} {'KL diag':>8} {'KL full':>8} {'Lap>diag':>9} {'diag>full':>10}"
+    lines = [head, "-" * len(head)]
+    for s in summary:
+        lines.append(
+            f"{s['alpha']:>6.2g} {s['n_sets']:>5d} {s['laplace_median']:>11.3g} {s['diagonal_median']:>8.3g} "
+            f"{s['full_median']:>8.3g} {s['frac_laplace_gt_diag']:>9.0%} {s['frac_diag_gt_full']:>10.0%}"
+        )
+    return "\n".join(lines)
+
+
+def plot_kl_table(ax, rows: list[dict]):
+    """KL of each method against α for every data set (log scale), medians joined."""
+    artists = []
+    alphas = sorted({r["alpha"] for r in rows})
+    offsets = {"laplace": 0.94, "diagonal": 1.0, "full": 1.06}
+    for key in ("laplace", "diagonal", "full"):
+        xs = [r["alpha"] * offsets[key] for r in rows]
+        ys = [r[key] for r in rows]
+        artists.append(ax.scatter(xs, ys, s=9, color=COLORS[key], alpha=0.5))
+        med = [np.median([r[key] for r in rows if r["alpha"] == a]) for a in alphas]
+        artists += ax.plot(np.array(alphas) * offsets[key], med, "-o", color=COLORS[key],
+                           label=f"{LABELS[key]} (median)")
+    for key, val in PAPER_KL.items():
+        artists.append(ax.axhline(val, color=COLORS[key], lw=0.8, ls=":"))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("prior precision α")
+    ax.set_ylabel("KL(Q‖P)  (dotted: the paper's values)")
+    ax.legend(loc="upper right")
+    return artists
+
+
+# ---------------------------------------------------------------------------
+# The interactive panel
+# ---------------------------------------------------------------------------
+
+def _controls():
+    style = {"description_width": "initial"}
+    return {
+        "alpha": w.FloatLogSlider(value=PAPER_PRESET["alpha"], base=10, min=np.log10(ALPHA_RANGE[0]),
+                                  max=np.log10(ALPHA_RANGE[1]), step=0.05, description="prior precision α",
+                                  style=style, continuous_update=False),
+        "noise_sd": w.FloatLogSlider(value=PAPER_PRESET["noise_sd"], base=10,
+                                     min=np.log10(NOISE_SD_RANGE[0]), max=np.log10(NOISE_SD_RANGE[1]),
+                                     step=0.05, description="noise s.d. (β = 1/s.d.²)", style=style,
+                                     continuous_update=False),
+        "n": w.IntSlider(value=PAPER_PRESET["n"], min=N_RANGE[0], max=N_RANGE[1], description="data points N",
+                         style=style, continuous_update=False),
+        "seed": w.IntSlider(value=PAPER_PRESET["seed"], min=SEED_RANGE[0], max=SEED_RANGE[1],
+                            description="data seed", style=style, continuous_update=False),
+        "rank": w.IntSlider(value=1, min=0, max=1, description="factor rank s (eq. 26)", style=style,
+                            continuous_update=False),
+    }
+
+
+class ToyExplorer(FigurePanel):
+    """Sliders for α, noise s.d., N, seed and factor rank s; the posterior and its fits, live.
+
+    Shows the exact posterior's contours with the 1- and 2-σ ellipses of the
+    Laplace, diagonal-KL and full-KL Gaussians and of the factor-analysis
+    Gaussian of rank s (dashed), and a readout of every KL(Q‖P) and bound F[Q].
+    """
+
+    def __init__(self):
+        fig, ax = new_figure(6.4, 4.8)
+        self.ax = ax
+        self._contours = []
+        self._ellipses = {}
+        for key in ("laplace", "diagonal", "full", "factor"):
+            arts = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), n_sigmas=(1, 2),
+                                          color=COLORS[key], label=LABELS[key])
+            if key == "factor":
+                for a in arts[:2]:
+                    a.set_linestyle(":")
+                    a.set_linewidth(2.2)
+            self._ellipses[key] = arts
+        ax.legend(loc="lower right")
+        self._text = annotate_kl(ax, {})
+        self._fits = None
+        super().__init__(_controls(), fig)
+
+    def compute(self, alpha, noise_sd, n, seed, rank):
+        post = make_posterior(seed, alpha, noise_sd, n)
+        prev = self._fits
+        fits = fit_all(post, rank=rank, previous=prev)
+        self._fits = fits
+        return fits
+
+    def draw(self, fits: ToyFits) -> None:
+        for c in self._contours:
+            c.remove()
+        grid = fits.posterior.grid(n=101)
+        self._contours = plot_posterior_contours(self.ax, grid)
+        for key in ("laplace", "diagonal", "full", "factor"):
+            fit = getattr(fits, key)
+            update_gaussian_ellipses(self._ellipses[key], fit.mean, fit.cov, n_sigmas=(1, 2))
+        vals = fits.kl_values()
+        vals[f"factor (s={fits.factor.rank})"] = fits.factor.kl
+        self._text.set_text("\n".join(
+            f"KL({LABELS.get(k, 'KL, ' + k)}) = {v:.2f}" for k, v in vals.items()))
+
+    def format_readout(self, fits: ToyFits) -> str:
+        rows = [("Laplace", fits.laplace), ("KL, diagonal", fits.diagonal), ("KL, full", fits.full),
+                (f"KL, factor s={fits.factor.rank}", fits.factor)]
+        body = "".join(
+            f"<tr><td>{html.escape(name)}</td><td>{f.kl:.3f}</td><td>{f.bound:.3f}</td></tr>"
+            for name, f in rows)
+        return (f"<table><tr><th>Q</th><th>KL(Q‖P)</th><th>bound F[Q]</th></tr>{body}</table>"
+                f"ln P(D | α, β) = {fits.posterior.log_evidence:.3f} (exact, by quadrature)")
+
+
+# ---------------------------------------------------------------------------
+# The preset search and the figures command
+# ---------------------------------------------------------------------------
+
+def find_preset(target: float = PAPER_KL["laplace"], seeds=range(40),
+                alphas=(0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0), beta: float = 100.0) -> dict:
+    """The (seed, α) whose Laplace KL (β fixed, N = 6) is closest to ``target``."""
+    best = None
+    for alpha in alphas:
+        for seed in seeds:
+            post = make_posterior(seed, alpha, 1.0 / np.sqrt(beta), TOY_N)
+            kl = laplace_fit(post).kl
+            if best is None or abs(kl - target) < abs(best[0] - target):
+                best = (kl, seed, alpha)
+    return {"seed": best[1], "alpha": best[2], "noise_sd": 1.0 / np.sqrt(beta), "n": TOY_N,
+            "laplace_kl": best[0]}
+
+
+def write_figures(outdir) -> list[Path]:
+    """Write the Fig. 2 reproduction and the KL table (PNG + CSV) into ``outdir``."""
+    outdir = Path(outdir)
+    fig, _ = fig2_figure()
+    p1 = outdir / "toy_fig2.png"
+    p1.write_bytes(figure_png(fig))
+    rows = kl_table()
+    fig, ax = new_figure(6.4, 4.5)
+    plot_kl_table(ax, rows)
+    p2 = outdir / "toy_kl_table.png"
+    p2.write_bytes(figure_png(fig))
+    p3 = outdir / "toy_kl_table.csv"
+    lines = ["alpha,seed,kl_laplace,kl_diagonal,kl_full"]
+    lines += [f"{r['alpha']:g},{r['seed']},{r['laplace']:.6g},{r['diagonal']:.6g},{r['full']:.6g}"
+              for r in rows]
+    p3.write_text("\n".join(lines) + "\n")
+    return [p1, p2, p3]
+
+
+__all__ = [
+    "PAPER_PRESET", "PAPER_KL", "ToyFits", "ToyExplorer", "fit_all", "make_posterior", "kl_table",
+    "summarise_table", "format_summary", "plot_fig2", "plot_kl_table", "fig2_figure", "find_preset",
+    "write_figures", "TOY_V_TRUE",
+]

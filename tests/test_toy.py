@@ -1,0 +1,217 @@
+"""The toy posterior of Barber & Bishop Fig. 2: model, data, ln Z, ⟨E_D⟩, KL.
+
+Independent references: scipy.stats.norm (σ = 2Φ − 1), scipy.integrate.dblquad
+on the raw 2-D integrand (ln Z, ⟨E_D⟩, KL), Monte Carlo with 10⁶ samples, and
+central differences.
+"""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from ensemble_lib import ToyPosterior, sigma, sigma_prime, toy_data, toy_model
+
+
+def make_post(seed=0, alpha=1.0, beta=100.0, n=6, n_quad=96):
+    d = toy_data(np.random.default_rng(seed), n=n, noise_sd=1 / np.sqrt(beta))
+    return ToyPosterior(d.x, d.t, alpha, beta, n_quad=n_quad)
+
+
+def test_sigma_is_twice_normal_cdf_minus_one():
+    a = np.linspace(-6, 6, 101)
+    np.testing.assert_allclose(sigma(a), 2 * stats.norm.cdf(a) - 1, atol=1e-14)
+    # eq. (2) as an integral
+    val, _ = integrate.quad(lambda s: np.sqrt(2 / np.pi) * np.exp(-s * s / 2), 0, 1.3)
+    assert sigma(1.3) == pytest.approx(val, rel=1e-12)
+    eps = 1e-6
+    np.testing.assert_allclose(sigma_prime(a), (sigma(a + eps) - sigma(a - eps)) / (2 * eps), rtol=1e-7, atol=1e-9)
+
+
+def test_toy_data_follow_the_papers_recipe():
+    d1 = toy_data(np.random.default_rng(7))
+    d2 = toy_data(np.random.default_rng(7))
+    np.testing.assert_array_equal(d1.x, d2.x)
+    np.testing.assert_array_equal(d1.t, d2.t)
+    assert d1.x.shape == (6,) and np.all(np.abs(d1.x) < 2)
+    # residuals from the generating function are the noise (s.d. 0.1): check on many points
+    big = toy_data(np.random.default_rng(8), n=20000)
+    res = big.t - (-2.5) * sigma(-0.13 * big.x)
+    assert abs(res.std() - 0.1) < 4 * 0.1 / np.sqrt(2 * big.x.size)
+    assert abs(res.mean()) < 4 * 0.1 / np.sqrt(big.x.size)
+
+
+def test_data_error_is_half_sum_of_squares_and_vectorised():
+    post = make_post()
+    rng = np.random.default_rng(1)
+    W = rng.standard_normal((5, 3, 2))
+    direct = 0.5 * np.sum((toy_model(post.x, W[..., :1], W[..., 1:]) - post.t) ** 2, axis=-1)
+    np.testing.assert_allclose(post.data_error(W), direct, rtol=1e-12)
+
+
+@pytest.mark.parametrize("w", [(-0.4, -0.9), (1.3, 0.2), (0.05, -2.0)])
+def test_gradient_and_hessian_match_central_differences(w):
+    post = make_post(alpha=0.7)
+    w = np.array(w)
+    eps = 1e-6
+    E = np.eye(2)
+    g_num = np.array([(post.log_unnorm(w + eps * e) - post.log_unnorm(w - eps * e)) / (2 * eps) for e in E])
+    np.testing.assert_allclose(post.grad(w), g_num, rtol=1e-6, atol=1e-6)
+    H_num = np.array([(post.grad(w + eps * e) - post.grad(w - eps * e)) / (2 * eps) for e in E]).T
+    np.testing.assert_allclose(post.hessian(w), H_num, rtol=1e-6, atol=1e-5)
+
+
+def brute_force_log_Z(post):
+    u0, u1, v0, v1 = post.extent()
+    box = 4.0
+    # integrate the raw exp(-βE_D - α/2|w|²) over a box well beyond the posterior's mass
+    shift = -post.log_unnorm(post_mode(post))
+    f = lambda v, u: np.exp(post.log_unnorm(np.array([u, v])) + shift)  # noqa: E731
+    val, err = integrate.dblquad(f, box * u0, box * u1, box * v0, box * v1, epsabs=0, epsrel=1e-10)
+    return np.log(val) - shift
+
+
+def post_mode(post):
+    from ensemble_lib import laplace_fit
+
+    return laplace_fit(post, compute_kl=False).mean
+
+
+@pytest.mark.parametrize("seed,alpha,beta,n", [(0, 1.0, 100.0, 6), (3, 0.1, 100.0, 6), (5, 3.0, 25.0, 12), (2, 0.5, 400.0, 4)])
+def test_log_Z_matches_independent_2d_adaptive_quadrature(seed, alpha, beta, n):
+    post = make_post(seed, alpha, beta, n)
+    assert post.log_Z == pytest.approx(brute_force_log_Z(post), abs=1e-6)
+
+
+def test_grid_density_is_normalised_and_symmetric():
+    post = make_post(seed=1, alpha=0.5)
+    g = post.grid(n=401)
+    mass = np.trapezoid(np.trapezoid(g.density, g.u, axis=1), g.v)
+    assert mass == pytest.approx(1.0, abs=2e-3)
+    # symmetry (u, v) -> (-u, -v) of the posterior
+    np.testing.assert_allclose(g.log_density, g.log_density[::-1, ::-1], atol=1e-9)
+
+
+def random_q(rng, scale=0.3):
+    m = rng.normal(size=2) * 0.8
+    A = rng.normal(size=(2, 2)) * scale
+    return m, A @ A.T + 0.02 * np.eye(2)
+
+
+def test_expected_data_error_matches_monte_carlo():
+    post = make_post(seed=2)
+    rng = np.random.default_rng(10)
+    for _ in range(3):
+        m, C = random_q(rng)
+        w = rng.multivariate_normal(m, C, size=1_000_000)
+        e = post.data_error(w)
+        se = e.std() / np.sqrt(e.size)
+        assert abs(post.expected_data_error(m, C).value - e.mean()) < 4 * se
+
+
+def test_expected_data_error_matches_2d_brute_force_quadrature():
+    post = make_post(seed=4)
+    rng = np.random.default_rng(11)
+    m, C = random_q(rng)
+    L = np.linalg.cholesky(C)
+
+    def integrand(z2, z1):
+        w = m + L @ np.array([z1, z2])
+        return post.data_error(w) * np.exp(-0.5 * (z1 * z1 + z2 * z2)) / (2 * np.pi)
+
+    ref, _ = integrate.dblquad(integrand, -9, 9, -9, 9, epsabs=1e-12, epsrel=1e-12)
+    assert post.expected_data_error(m, C).value == pytest.approx(ref, rel=1e-8)
+
+
+def test_expected_data_error_gradients_match_central_differences():
+    post = make_post(seed=5)
+    rng = np.random.default_rng(12)
+    for _ in range(3):
+        m, C = random_q(rng)
+        ex = post.expected_data_error(m, C)
+        eps = 1e-6
+        gm = [(post.expected_data_error(m + eps * e, C).value - post.expected_data_error(m - eps * e, C).value) / (2 * eps) for e in np.eye(2)]
+        np.testing.assert_allclose(ex.d_mean, gm, rtol=1e-6, atol=1e-9)
+        # symmetric perturbations of C: dC = E_ij + E_ji (i≠j) or E_ii
+        for i, j in [(0, 0), (1, 1), (0, 1)]:
+            dC = np.zeros((2, 2))
+            dC[i, j] = dC[j, i] = 1.0
+            num = (post.expected_data_error(m, C + eps * dC).value - post.expected_data_error(m, C - eps * dC).value) / (2 * eps)
+            ana = np.sum(ex.d_cov * dC)
+            assert ana == pytest.approx(num, rel=1e-6, abs=1e-9)
+
+
+def brute_force_kl(post, m, C, log_Z):
+    L = np.linalg.cholesky(C)
+    logdet = 2 * np.sum(np.log(np.diag(L)))
+
+    def integrand(z2, z1):
+        z = np.array([z1, z2])
+        w = m + L @ z
+        logq = -0.5 * z @ z - 0.5 * logdet - np.log(2 * np.pi)
+        logp = post.log_unnorm(w) - log_Z
+        return np.exp(-0.5 * z @ z) / (2 * np.pi) * (logq - logp)
+
+    val, _ = integrate.dblquad(integrand, -9, 9, -9, 9, epsabs=1e-11, epsrel=1e-11)
+    return val
+
+
+def test_kl_matches_brute_force_and_is_mirror_symmetric():
+    post = make_post(seed=6, alpha=0.8)
+    lz = brute_force_log_Z(post)
+    rng = np.random.default_rng(13)
+    for _ in range(2):
+        m, C = random_q(rng, 0.2)
+        kl = post.kl(m, C)
+        assert kl == pytest.approx(brute_force_kl(post, m, C, lz), abs=1e-6)
+        assert kl >= 0
+        assert post.kl(-m, C) == pytest.approx(kl, abs=1e-10)
+
+
+def test_bound_plus_kl_is_log_evidence():
+    post = make_post(seed=7)
+    m, C = random_q(np.random.default_rng(14))
+    assert post.bound(m, C) + post.kl(m, C) == pytest.approx(post.log_evidence, abs=1e-10)
+    assert post.bound(m, C) <= post.log_evidence
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"alpha": 0.0}, "alpha"),
+        ({"alpha": -1.0}, "alpha"),
+        ({"alpha": np.inf}, "alpha"),
+        ({"beta": 0.0}, "beta"),
+        ({"beta": np.nan}, "beta"),
+        ({"x": []}, "x"),
+        ({"t": [1.0, 2.0]}, "same length"),
+        ({"x": [0.1, np.nan, 0.3]}, "x"),
+        ({"t": [0.1, np.inf, 0.3]}, "t"),
+        ({"x": [[0.1, 0.2, 0.3]]}, "x"),
+        ({"n_quad": 3}, "n_quad"),
+    ],
+)
+def test_bad_input_gives_clear_value_error(kwargs, match):
+    args = {"x": [0.1, 0.2, 0.3], "t": [0.0, 0.1, 0.2], "alpha": 1.0, "beta": 10.0}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        ToyPosterior(**args)
+
+
+def test_bad_gaussian_for_kl_is_refused():
+    post = make_post()
+    with pytest.raises(ValueError, match="positive definite"):
+        post.kl([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(ValueError, match="mean"):
+        post.kl([0.0, 0.0, 0.0], np.eye(2))
+    with pytest.raises(ValueError, match="finite"):
+        post.kl([np.nan, 0.0], np.eye(2))
+
+
+def test_toy_data_arguments_are_checked():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="n"):
+        toy_data(rng, n=0)
+    with pytest.raises(ValueError, match="noise_sd"):
+        toy_data(rng, noise_sd=-0.1)
+    with pytest.raises(ValueError, match="rng"):
+        toy_data(0)
