@@ -1,0 +1,335 @@
+"""MacKay's evidence framework: Laplace at the mode and re-estimation of α and β.
+
+MacKay (1995), "Probable networks and plausible predictions", §3, eqs (18)–(25).
+With the Gaussian approximation (19) at the most probable weights w_MP,
+``A = ∇∇M(w_MP)``, ``M = βE_D + αE_W``, ``E_W = ½‖w‖²``, the log evidence is
+
+.. math::
+    \\ln P(D\\mid\\alpha,\\beta) \\simeq -M(w_{MP}) - \\tfrac12\\ln\\det(A/2\\pi)
+        - \\ln Z_W(\\alpha) - \\ln Z_D(\\beta)                              \\quad (20)
+
+``= best-fit log likelihood + log Occam factor`` (eq. 7), with
+``ln(best fit likelihood) = −βE_D(w_MP) − ln Z_D`` and
+``ln(Occam factor) = −αE_W(w_MP) − ln Z_W − ½ ln det(A/2π)``
+(the log of posterior accessible volume over prior accessible volume).
+The evidence maximum satisfies
+
+.. math::
+    \\gamma = k - \\alpha\\operatorname{Tr}(A^{-1}) \\quad (23), \\qquad
+    \\alpha = \\gamma / \\textstyle\\sum_i w_i^2 \\quad (22), \\qquad
+    \\beta = (N - \\gamma) / (2E_D) \\quad (24),
+
+used here as re-estimation formulae, alternating with a new Laplace fit,
+until α and β settle. The error bars of (25), ``σ²_{ln α} ≈ 2/γ`` and
+``σ²_{ln β} ≈ 2/(N − γ)``, are returned too.
+
+For a network with H hidden units, each mode has ``H! 2^H`` equivalent
+copies (§4.1); ``symmetry_factor`` adds its logarithm to (20). For the toy
+``f = v σ(u x)`` (H = 1) the factor is 2, the mirror mode (−u, −v).
+
+Symbols → code: α, β → ``alpha``, ``beta``; γ → ``gamma``; w_MP → ``mean``;
+A → ``hessian``; A⁻¹ → ``cov``; k → ``post.dim``; N → ``post.n_data``.
+
+Generic for any :class:`~ensemble_lib.posterior.RegressionPosterior`
+(needs ``data_error``, its gradient and Hessian, ``with_hyperparameters``).
+:func:`evidence_grid` adds the brute-force reference: the exact
+ln P(D | α, β) on a grid of (ln α, ln β) and its refined maximiser, for
+models whose ln Z is exact.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize
+
+from . import _validation as check
+from .gaussian import LOG_2PI
+from .hyperparameters import HyperparameterConvergenceWarning
+from .laplace import laplace_fit
+
+#: re-estimated α, β are kept inside [1/_LIMIT, _LIMIT] by default; leaving it is explained
+_LIMIT = 1e10
+
+
+@dataclass(frozen=True)
+class EvidenceState:
+    """One Laplace evaluation of the evidence (20) at fixed α, β."""
+
+    alpha: float
+    beta: float
+    mean: np.ndarray
+    cov: np.ndarray
+    hessian: np.ndarray
+    gamma: float
+    data_error: float
+    sum_w2: float
+    log_likelihood: float
+    log_occam: float
+    log_evidence: float
+
+
+def laplace_evidence(post, start=None, symmetry_factor: int = 1) -> EvidenceState:
+    """Laplace at the mode and the quantities of eqs (20)–(24) at the posterior's α, β.
+
+    Parameters
+    ----------
+    post : RegressionPosterior
+    start : array_like, optional
+        Start of the mode search (default: :func:`~ensemble_lib.laplace_fit`'s).
+    symmetry_factor : int
+        Number of equivalent modes (≥ 1), e.g. ``H! 2^H`` (§4.1); its log is
+        added to the log evidence and the log Occam factor.
+    """
+    symmetry_factor = check.integer("symmetry_factor", symmetry_factor, low=1)
+    lap = laplace_fit(post, start=start, compute_kl=False)
+    k, N = post.dim, post.n_data
+    alpha, beta = post.alpha, post.beta
+    w = lap.mean
+    L = np.linalg.cholesky(lap.hessian)
+    half_logdet_A = float(np.sum(np.log(np.diag(L))))
+    sum_w2 = float(w @ w)
+    ed = float(post.data_error(w))
+    gamma = k - alpha * float(np.trace(lap.cov))
+    log_lik = -beta * ed - 0.5 * N * (LOG_2PI - math.log(beta))
+    log_occam = (
+        -0.5 * alpha * sum_w2 - 0.5 * k * (LOG_2PI - math.log(alpha))
+        - (half_logdet_A - 0.5 * k * LOG_2PI) + math.log(symmetry_factor)
+    )
+    return EvidenceState(
+        alpha=alpha, beta=beta, mean=w, cov=lap.cov, hessian=lap.hessian, gamma=gamma,
+        data_error=ed, sum_w2=sum_w2, log_likelihood=log_lik, log_occam=log_occam,
+        log_evidence=log_lik + log_occam,
+    )
+
+
+@dataclass(frozen=True)
+class EvidenceRun:
+    """Result of :func:`evidence_reestimation`: the trajectory and the final state.
+
+    ``alpha[i]``, ``beta[i]`` are the values at which the i-th Laplace fit
+    was made; ``alpha[0]``, ``beta[0]`` are the starting values. ``final``
+    is the last :class:`EvidenceState` (a fixed point of (22)–(24) within
+    ``tol`` if ``converged``). ``log_evidence_exact`` is the exact
+    ln P(D | α_i, β_i) where the model has an exact ln Z, else nan.
+    """
+
+    alpha: np.ndarray
+    beta: np.ndarray
+    gamma: np.ndarray
+    log_evidence: np.ndarray
+    log_occam: np.ndarray
+    log_evidence_exact: np.ndarray
+    means: np.ndarray = field(repr=False)
+    covs: np.ndarray = field(repr=False)
+    final: EvidenceState = field(repr=False)
+    symmetry_factor: int
+    converged: bool
+    tol_reached: float
+    notes: tuple = ()
+    n_data: int = 0
+
+    @property
+    def n_iter(self) -> int:
+        return int(self.alpha.size)
+
+    @property
+    def alpha_final(self) -> float:
+        return self.final.alpha
+
+    @property
+    def beta_final(self) -> float:
+        return self.final.beta
+
+    @property
+    def gamma_final(self) -> float:
+        return self.final.gamma
+
+    @property
+    def log_alpha_error(self) -> float:
+        """σ_{ln α|D} ≈ √(2/γ) (eq. 25)."""
+        return math.sqrt(2.0 / self.final.gamma) if self.final.gamma > 0 else math.inf
+
+    @property
+    def log_beta_error(self) -> float:
+        """σ_{ln β|D} ≈ √(2/(N − γ)) (eq. 25)."""
+        n_minus = self.n_data - self.final.gamma
+        return math.sqrt(2.0 / n_minus) if n_minus > 0 else math.inf
+
+
+def _exact_log_evidence(post) -> float:
+    try:
+        return float(post.log_evidence)
+    except NotImplementedError:
+        return math.nan
+
+
+def evidence_reestimation(
+    post,
+    alpha0: float | None = None,
+    beta0: float | None = None,
+    tol: float = 1e-8,
+    max_iter: int = 200,
+    symmetry_factor: int = 1,
+    start=None,
+    limits: tuple[float, float] = (1.0 / _LIMIT, _LIMIT),
+    exact: bool = True,
+) -> EvidenceRun:
+    """MacKay's evidence framework: iterate Laplace + (22)–(24) to a fixed point.
+
+    Parameters
+    ----------
+    post : RegressionPosterior
+        Model and data.
+    alpha0, beta0 : float, optional
+        Starting α, β (> 0); default the posterior's own.
+    tol : float
+        Stop when max(|Δ ln α|, |Δ ln β|) of an update is below ``tol`` (> 0).
+    max_iter : int
+        At most this many Laplace fits (1 to 100 000); if reached, a
+        :class:`~ensemble_lib.hyperparameters.HyperparameterConvergenceWarning`
+        states the tolerance reached.
+    symmetry_factor : int
+        Equivalent modes (MacKay §4.1), 2 for the toy.
+    start : array_like, optional
+        Start of the first mode search; later ones start at the previous mode.
+    limits : (float, float)
+        α and β are kept in [low, high] (0 < low < high). A re-estimate that
+        leaves this range (α or β running to 0 or ∞) stops the iteration with
+        a warning explaining why, and the result's ``notes`` say so.
+    exact : bool
+        Also record the exact ln P(D | α, β) (if the model's ln Z is exact).
+
+    Notes
+    -----
+    α → ∞ happens when the data do not determine any weight (γ → 0 and
+    w_MP → 0: the evidence keeps growing as the prior shrinks w to zero);
+    β → ∞ when the model interpolates the data (E_D → 0 or N − γ → 0).
+    """
+    alpha = post.alpha if alpha0 is None else check.positive("alpha0", alpha0)
+    beta = post.beta if beta0 is None else check.positive("beta0", beta0)
+    tol = check.positive("tol", tol)
+    max_iter = check.integer("max_iter", max_iter, low=1, high=100_000)
+    symmetry_factor = check.integer("symmetry_factor", symmetry_factor, low=1)
+    try:
+        lo, hi = (float(x) for x in limits)
+    except (TypeError, ValueError):
+        raise ValueError(f"limits must be a pair (low, high) with 0 < low < high, got {limits!r}") from None
+    if not (0.0 < lo < hi < math.inf):
+        raise ValueError(f"limits must be a pair (low, high) with 0 < low < high < inf, got {limits!r}")
+    if not (lo <= alpha <= hi and lo <= beta <= hi):
+        raise ValueError(f"alpha0 and beta0 must lie within limits [{lo:g}, {hi:g}], got {alpha:g}, {beta:g}")
+    rec = {key: [] for key in ("alpha", "beta", "gamma", "logev", "occam", "exact", "m", "C")}
+    notes: list[str] = []
+    converged, change, state = False, math.inf, None
+    w = start
+    for _ in range(max_iter):
+        p = post.with_hyperparameters(alpha=alpha, beta=beta)
+        state = laplace_evidence(p, start=w, symmetry_factor=symmetry_factor)
+        w = state.mean
+        for key, val in (("alpha", alpha), ("beta", beta), ("gamma", state.gamma),
+                         ("logev", state.log_evidence), ("occam", state.log_occam),
+                         ("exact", _exact_log_evidence(p) if exact else math.nan),
+                         ("m", state.mean), ("C", state.cov)):
+            rec[key].append(val)
+        N = post.n_data
+        # eq. (22): α = γ / Σ w²; eq. (24): β = (N − γ) / 2E_D
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a_new = state.gamma / state.sum_w2 if state.sum_w2 > 0 else math.inf
+            b_new = (N - state.gamma) / (2.0 * state.data_error) if state.data_error > 0 else math.inf
+        if not (lo <= a_new <= hi):
+            notes.append(
+                f"alpha ran to {'infinity' if not a_new < hi else 0}: the re-estimate gamma/sum w^2 = "
+                f"{state.gamma:.3g}/{state.sum_w2:.3g} left [{lo:g}, {hi:g}]. "
+                + ("The data determine no weight well (gamma -> 0) and the evidence keeps rising as the "
+                   "prior shrinks w_MP to zero: the best model here has no weights."
+                   if not a_new < hi else
+                   "The weights are so large relative to gamma that the prior is pushed to be flat.")
+            )
+        if not (lo <= b_new <= hi):
+            notes.append(
+                f"beta ran to {'infinity' if not b_new < hi else 0}: the re-estimate (N - gamma)/(2 E_D) = "
+                f"({N} - {state.gamma:.3g})/(2 * {state.data_error:.3g}) left [{lo:g}, {hi:g}]. "
+                + ("The model interpolates the data (E_D -> 0), so the inferred noise vanishes."
+                   if not b_new < hi else
+                   "N - gamma is not positive: there are at least as many well-determined "
+                   "parameters as data points, so no noise level is identifiable.")
+            )
+        if notes:
+            warnings.warn(" ".join(notes) + " Stopped at the last finite state.",
+                          HyperparameterConvergenceWarning, stacklevel=2)
+            break
+        change = max(abs(math.log(a_new / alpha)), abs(math.log(b_new / beta)))
+        if change < tol:
+            converged = True
+            break
+        alpha, beta = a_new, b_new
+    else:
+        warnings.warn(
+            f"evidence_reestimation did not converge in max_iter = {max_iter} iterations: the last "
+            f"change max(|d ln alpha|, |d ln beta|) was {change:.3g} > tol = {tol:g} "
+            f"(alpha = {alpha:.6g}, beta = {beta:.6g}). Increase max_iter or tol.",
+            HyperparameterConvergenceWarning,
+            stacklevel=2,
+        )
+    arr = {key: np.asarray(val, dtype=float) for key, val in rec.items()}
+    return EvidenceRun(
+        alpha=arr["alpha"], beta=arr["beta"], gamma=arr["gamma"], log_evidence=arr["logev"],
+        log_occam=arr["occam"], log_evidence_exact=arr["exact"], means=arr["m"], covs=arr["C"],
+        final=state, symmetry_factor=symmetry_factor, converged=converged,
+        tol_reached=float(change), notes=tuple(notes), n_data=post.n_data,
+    )
+
+
+@dataclass(frozen=True)
+class EvidenceGrid:
+    """Exact ln P(D | α, β) on a (ln α, ln β) grid and its refined maximiser.
+
+    ``log_evidence[j, i]`` is at ``(log_alpha[i], log_beta[j])`` (rows are β).
+    """
+
+    log_alpha: np.ndarray
+    log_beta: np.ndarray
+    log_evidence: np.ndarray
+    alpha_max: float
+    beta_max: float
+    log_evidence_max: float
+
+
+def evidence_grid(post, log_alpha, log_beta, refine: bool = True) -> EvidenceGrid:
+    """Brute force: the exact ln P(D | α, β) on a grid of (ln α, ln β), and its maximiser.
+
+    Parameters
+    ----------
+    post : RegressionPosterior
+        A model with an exact ``log_Z`` (e.g. the toy or the linear model).
+    log_alpha, log_beta : array_like
+        Increasing grids of natural logarithms (at least 3 points each, finite).
+    refine : bool
+        Polish the best grid point with Nelder–Mead on the exact log evidence
+        (the grid's own maximiser is reported if the polish does not improve it).
+    """
+    la = check.finite_vector("log_alpha", log_alpha, min_len=3)
+    lb = check.finite_vector("log_beta", log_beta, min_len=3)
+    for name, g in (("log_alpha", la), ("log_beta", lb)):
+        if np.any(np.diff(g) <= 0):
+            raise ValueError(f"{name} must be strictly increasing")
+        if np.max(np.abs(g)) > math.log(_LIMIT):
+            raise ValueError(f"{name} must lie within [-{math.log(_LIMIT):.4g}, {math.log(_LIMIT):.4g}]")
+
+    def f(x):
+        return float(post.with_hyperparameters(alpha=math.exp(x[0]), beta=math.exp(x[1])).log_evidence)
+
+    table = np.array([[f((a, b)) for a in la] for b in lb])
+    j, i = np.unravel_index(int(np.argmax(table)), table.shape)
+    best = np.array([la[i], lb[j]])
+    best_val = float(table[j, i])
+    if refine:
+        res = optimize.minimize(lambda x: -f(x), best, method="Nelder-Mead",
+                                options={"xatol": 1e-9, "fatol": 1e-13, "maxiter": 2000})
+        if np.isfinite(res.fun) and -res.fun >= best_val:
+            best, best_val = res.x, float(-res.fun)
+    return EvidenceGrid(la, lb, table, float(math.exp(best[0])), float(math.exp(best[1])), best_val)
