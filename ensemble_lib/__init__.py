@@ -24,5 +24,6 @@ from .toy import PosteriorGrid, ToyPosterior
 
 # lessons add their public names below (one import line per module)
 # -- lesson imports --
+from .network import NetworkPosterior, add_bias, expected_data_error, network_jacobian, network_output, output_moments, pack_weights, predictive_mean, predictive_variance, unpack_weights  # noqa: E501
 
 __version__ = "0.1.0"

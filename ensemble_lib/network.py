@@ -1,0 +1,630 @@
+"""The two-layer erf network and its expected error under a Gaussian Q, without sampling.
+
+Barber & Bishop (1998), §1.1 and §2.1, Appendix A. The network (eq. 1) is
+
+.. math:: f(\\mathbf x, \\mathbf w) = \\sum_{i=1}^H v_i\\,\\sigma(\\mathbf u_i^T\\mathbf x),
+          \\qquad \\sigma(a) = \\operatorname{erf}(a/\\sqrt2)\\ \\text{(eq. 2)},
+
+with a hidden-unit bias obtained by appending a constant input 1 (:func:`add_bias`).
+
+Packing of the weights
+----------------------
+``w`` is one vector of length ``k = H·d + H`` (``d`` = number of inputs
+*including* any appended bias column)::
+
+    w = [u_1 (d entries), u_2 (d), …, u_H (d), v_1, …, v_H]
+
+i.e. ``w[:H*d].reshape(H, d)`` holds the input-to-hidden weights, row ``i``
+being ``u_i``, and ``w[H*d:]`` the hidden-to-output weights ``v``
+(:func:`pack_weights`, :func:`unpack_weights`). For ``H = d = 1`` this is the
+toy's ``w = (u, v)``.
+
+The expected error under Q = N(w̄, C) (eqs 20–24)
+--------------------------------------------------
+``⟨E_D⟩ = ½ Σ_n l(x_n, t_n)`` with ``l = ⟨f²⟩ − 2t⟨f⟩ + t²`` (eqs 20–21) and
+``⟨f²⟩ = Σ_ij ⟨v_i v_j σ(a_i) σ(a_j)⟩`` (eq. 22), ``a_i = u_iᵀx``. For one
+data point the vector ``y = (a_1..a_H, v_1..v_H) = P_n w`` is Gaussian with mean
+``P_n w̄`` and covariance ``P_n C P_nᵀ``; each pair term needs only the 4-D
+marginal of ``(a_i, a_j, v_i, v_j)``. The v's are integrated analytically
+(eq. 23, here by Gaussian integration by parts):
+
+.. math:: \\langle v_i v_j g(\\mathbf a)\\rangle = (\\bar v_i\\bar v_j + K_{ij})\\Psi
+          + (\\bar v_i\\mathbf c_j + \\bar v_j\\mathbf c_i)^T\\nabla\\Psi
+          + \\mathbf c_i^T\\,\\nabla\\nabla\\Psi\\,\\mathbf c_j,
+
+where ``Ψ(m, S) = ⟨σ(a_i)σ(a_j)⟩`` over the 2-D Gaussian of ``(a_i, a_j)``,
+``∇`` differentiates with respect to the means ``m = (ā_i, ā_j)``, ``c_i`` is
+the covariance of ``v_i`` with ``(a_i, a_j)`` and ``K_ij = Cov(v_i, v_j)``.
+``Ψ`` is the paper's integral (46)–(50). Writing σ = 2Φ − 1 (Φ the normal
+c.d.f.) turns it into a bivariate normal probability, and Sheppard's formula
+reduces it to one integral over a finite angle,
+
+.. math:: \\Psi = \\sigma(h)\\sigma(k) + \\frac2\\pi\\int_0^{\\arcsin\\rho}
+          \\exp\\Big\\{-\\frac{h^2 + k^2 - 2hk\\sin\\theta}{2\\cos^2\\theta}\\Big\\}\\,d\\theta,
+
+``h = ā_i/√(1+S_ii)``, ``k = ā_j/√(1+S_jj)``, ``ρ = S_ij/√((1+S_ii)(1+S_jj))``
+(``|ρ| < 1`` for every covariance, so the integrand is smooth and bounded).
+It is evaluated by Gauss–Legendre quadrature in θ. (The paper's form (50) is a
+Gauss–Hermite integral over a pre-activation; its integrand has a kink of
+width ``1/√S_ii`` in the Hermite variable, so it loses accuracy when a
+pre-activation's variance is large — e.g. for a pruned hidden unit whose u
+stays at its broad prior. The angle form has no such case; the tests check
+it against the paper's form, brute-force quadrature and Monte Carlo.)
+The mean-derivatives of Ψ needed above are exact derivatives of the same
+rule (Hermite polynomials of the Gaussian kernel). ``⟨v_i σ(a_i)⟩`` is
+closed form (eqs 49, 60).
+
+Gradients (Appendix A.3, re-derived)
+------------------------------------
+For a Gaussian expectation ``⟨g⟩`` with mean ``m`` and covariance ``S``,
+``∂⟨g⟩/∂m = ⟨∇g⟩`` and ``∂⟨g⟩/∂S = ½⟨∇∇g⟩`` (Price's theorem; the heat
+equation), so every derivative of ``Ψ`` with respect to ``S`` is half a
+second mean-derivative; up to fourth mean-derivatives of ``Ψ`` give all
+gradients of ``⟨E_D⟩``. The gradient with respect to C is
+``Σ_n P_nᵀ G_n P_n`` where ``G_n`` is the symmetric gradient with respect to
+the covariance of ``y``. (The appendix's change of variables ``C⁻¹(w − m)``
+and its ``|C|^{1/2}`` are slips, see INDEX.md; the formulas here are derived
+independently and checked against central differences in the tests.)
+
+Code names: ``n_hidden`` = H, ``X`` = inputs (N × d), ``t`` = targets,
+``w`` = weights, ``mean``/``w_mean`` = w̄, ``cov``/``w_cov`` = C,
+``alpha`` = α, ``beta`` = β, ``n_quad`` = Gauss–Legendre nodes in θ.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from math import comb
+
+import numpy as np
+from numpy.polynomial.legendre import leggauss
+
+from . import _validation as check
+from .erf_network import SQRT_2_OVER_PI, sigma
+from .posterior import Expectation, RegressionPosterior
+
+#: default number of Gauss–Legendre nodes for the angle integral of Ψ
+N_QUAD_DEFAULT = 48
+_MAX_HIDDEN = 1000
+
+
+# ---------------------------------------------------------------------------
+# Packing, validation and the network itself (eq. 1)
+# ---------------------------------------------------------------------------
+
+
+def add_bias(X) -> np.ndarray:
+    """Append a column of ones to X (N × d → N × (d+1)): the hidden-unit bias of §1.1."""
+    X = _check_inputs(X, name="X")
+    return np.hstack([X, np.ones((X.shape[0], 1))])
+
+
+def n_weights(n_inputs: int, n_hidden: int) -> int:
+    """k = H·d + H, the length of ``w`` for ``d`` inputs (incl. bias) and ``H`` hidden units."""
+    n_inputs = check.integer("n_inputs", n_inputs, low=1)
+    n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
+    return n_hidden * n_inputs + n_hidden
+
+
+def pack_weights(U, v) -> np.ndarray:
+    """w = [u_1, …, u_H, v] from ``U`` (H × d, row i = u_i) and ``v`` (H,)."""
+    U = np.asarray(U, dtype=float)
+    v = np.asarray(v, dtype=float)
+    if U.ndim != 2 or v.shape != (U.shape[0],):
+        raise ValueError(f"U must have shape (H, d) and v shape (H,), got {U.shape} and {v.shape}")
+    return np.concatenate([U.ravel(), v])
+
+
+def unpack_weights(w, n_hidden: int) -> tuple[np.ndarray, np.ndarray]:
+    """(U, v) from ``w`` (…, k): ``U`` of shape (…, H, d), ``v`` of shape (…, H)."""
+    w = np.asarray(w, dtype=float)
+    n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
+    k = w.shape[-1] if w.ndim else 0
+    if w.ndim == 0 or k % n_hidden or k // n_hidden < 2:
+        raise ValueError(
+            f"w must have last dimension k = H·(d + 1) with H = n_hidden = {n_hidden} and d ≥ 1, "
+            f"got shape {w.shape}"
+        )
+    d = k // n_hidden - 1
+    U = w[..., : n_hidden * d].reshape(w.shape[:-1] + (n_hidden, d))
+    return U, w[..., n_hidden * d:]
+
+
+def _check_inputs(X, name: str = "X") -> np.ndarray:
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (N, d) with N, d ≥ 1 (use x[:, None] for one "
+            f"input), got shape {X.shape}"
+        )
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    return X
+
+
+def _check_w(w, d: int, n_hidden: int) -> np.ndarray:
+    w = np.asarray(w, dtype=float)
+    k = n_hidden * d + n_hidden
+    if w.ndim == 0 or w.shape[-1] != k:
+        raise ValueError(
+            f"w must have last dimension k = H·d + H = {k} (H = {n_hidden}, d = {d} inputs incl. "
+            f"bias), got shape {w.shape}"
+        )
+    if not np.all(np.isfinite(w)):
+        raise ValueError("w must contain only finite values (no NaN or inf)")
+    return w
+
+
+def network_output(w, X, n_hidden: int) -> np.ndarray:
+    """f(x, w) = Σ_i v_i σ(u_iᵀx) (Barber & Bishop eq. 1) for every row of X.
+
+    Parameters
+    ----------
+    w : array_like, shape (..., k)
+        Weights packed as ``[u_1, …, u_H, v_1, …, v_H]`` with each ``u_i`` of
+        length d, so ``k = H·d + H``; leading axes are broadcast (e.g. samples).
+    X : array_like, shape (N, d)
+        Inputs, including a bias column if wanted (:func:`add_bias`).
+    n_hidden : int
+        Number of hidden units H ≥ 1.
+
+    Returns
+    -------
+    ndarray, shape (..., N)
+    """
+    X = _check_inputs(X)
+    n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
+    w = _check_w(w, X.shape[1], n_hidden)
+    return _forward(w, X, n_hidden)[0]
+
+
+def _forward(w, X, n_hidden):
+    U, v = unpack_weights(w, n_hidden)
+    A = np.einsum("...hd,nd->...nh", U, X)  # pre-activations a_i = u_iᵀx
+    S = sigma(A)
+    return np.einsum("...nh,...h->...n", S, v), A, S, U, v
+
+
+def network_jacobian(w, X, n_hidden: int) -> np.ndarray:
+    """∂f(x_n, w)/∂w for every row of X, shape (N, k) (same packing as ``w``).
+
+    ``∂f/∂u_i = v_i σ'(u_iᵀx) x`` and ``∂f/∂v_i = σ(u_iᵀx)``; used for the
+    Laplace predictive variance ``gᵀA⁻¹g`` (MacKay 1995) and the Hessian.
+    """
+    X = _check_inputs(X)
+    n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
+    w = _check_w(w, X.shape[1], n_hidden)
+    if w.ndim != 1:
+        raise ValueError(f"w must be a single weight vector of shape (k,), got {w.shape}")
+    _, A, S, _, v = _forward(w, X, n_hidden)
+    dS = SQRT_2_OVER_PI * np.exp(-0.5 * A * A)
+    gu = (dS * v)[:, :, None] * X[:, None, :]  # (N, H, d)
+    return np.concatenate([gu.reshape(X.shape[0], -1), S], axis=1)
+
+
+# ---------------------------------------------------------------------------
+# The reduced integrals: Ψ = ⟨σ(a_1)σ(a_2)⟩ and its mean-derivatives
+# ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def _legendre01(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes and weights on [0, 1]."""
+    x, w = leggauss(n)
+    x, w = 0.5 * (x + 1.0), 0.5 * w
+    x.setflags(write=False)
+    w.setflags(write=False)
+    return x, w
+
+
+def _sigma_derivatives(h, order: int) -> list[np.ndarray]:
+    """[σ(h), σ'(h), …, σ^(order)(h)]; σ^(p) = (−1)^(p−1) He_(p−1)(h) σ'(h) for p ≥ 1."""
+    out = [sigma(h)]
+    if order >= 1:
+        s1 = SQRT_2_OVER_PI * np.exp(-0.5 * h * h)
+        he_prev, he = np.zeros_like(h), np.ones_like(h)  # He_{p-2}, He_{p-1} at p = 1
+        for p in range(1, order + 1):
+            out.append((-1) ** (p - 1) * he * s1)
+            he_prev, he = he, h * he - (p - 1) * he_prev  # He_p = h He_{p-1} − (p−1) He_{p-2}
+    return out
+
+
+def _hermite_terms(p: int, q: int) -> list[tuple[int, int, int, int, int, int]]:
+    """Wick expansion of ∂_h^p ∂_k^q exp(−½zᵀPz) = (−1)^(p+q) H_pq(y, P) exp(…), y = Pz.
+
+    Returns terms (coef, j11, j12, j22, e1, e2) meaning
+    coef·P11^j11·P12^j12·P22^j22·y1^e1·y2^e2 (the sign (−1)^(pairs) included).
+    """
+    terms = []
+    for j12 in range(min(p, q) + 1):
+        for j11 in range((p - j12) // 2 + 1):
+            for j22 in range((q - j12) // 2 + 1):
+                n11 = comb(p, 2 * j11) * _double_factorial(2 * j11 - 1)
+                n12 = comb(p - 2 * j11, j12) * comb(q, j12) * _factorial(j12)
+                n22 = comb(q - j12, 2 * j22) * _double_factorial(2 * j22 - 1)
+                sign = (-1) ** (j11 + j12 + j22)
+                terms.append(
+                    (sign * n11 * n12 * n22, j11, j12, j22, p - 2 * j11 - j12, q - j12 - 2 * j22)
+                )
+    return terms
+
+
+def _factorial(n: int) -> int:
+    out = 1
+    for i in range(2, n + 1):
+        out *= i
+    return out
+
+
+def _double_factorial(n: int) -> int:
+    out = 1
+    while n > 1:
+        out *= n
+        n -= 2
+    return out
+
+
+_HERMITE = {(p, q): _hermite_terms(p, q) for p in range(5) for q in range(5) if p + q <= 4}
+
+
+def _psi_derivatives(m1, m2, S11, S12, S22, max_order: int, n_quad: int) -> dict:
+    """∂^p_{m1}∂^q_{m2} Ψ for p + q ≤ max_order, Ψ = ⟨σ(a_1)σ(a_2)⟩, (a_1, a_2) ~ N(m, S).
+
+    Vectorised over the (common) shape of the arguments. Returns a dict
+    (p, q) → array. See the module docstring for the angle form of Ψ.
+    """
+    l1 = np.sqrt(1.0 + S11)
+    l2 = np.sqrt(1.0 + S22)
+    h, k = m1 / l1, m2 / l2
+    rho = np.clip(S12 / (l1 * l2), -1.0 + 1e-15, 1.0 - 1e-15)
+    theta_max = np.arcsin(rho)
+    x, wq = _legendre01(n_quad)
+    th = theta_max[..., None] * x  # (..., n)
+    s, c2 = np.sin(th), np.cos(th) ** 2
+    hh, kk = h[..., None], k[..., None]
+    P11 = 1.0 / c2
+    P12 = -s / c2
+    y1 = (hh - s * kk) / c2
+    y2 = (kk - s * hh) / c2
+    kernel = np.exp(-0.5 * (hh * y1 + kk * y2)) * ((2.0 / np.pi) * wq)
+    sh = _sigma_derivatives(h, max_order)
+    sk = _sigma_derivatives(k, max_order)
+    # powers, cached
+    pw = {}
+
+    def power(name, base, e):
+        key = (name, e)
+        if key not in pw:
+            pw[key] = base**e if e > 1 else (base if e == 1 else 1.0)
+        return pw[key]
+
+    out = {}
+    for (p, q), terms in _HERMITE.items():
+        if p + q > max_order:
+            continue
+        poly = 0.0
+        for coef, j11, j12, j22, e1, e2 in terms:
+            poly = poly + coef * (
+                power("P11", P11, j11 + j22) * power("P12", P12, j12)
+                * power("y1", y1, e1) * power("y2", y2, e2)
+            )  # P22 = P11
+        integral = theta_max * np.sum(poly * kernel, axis=-1)
+        sign = -1.0 if (p + q) % 2 else 1.0
+        out[(p, q)] = (sh[p] * sk[q] + sign * integral) / (l1**p * l2**q)
+    return out
+
+
+def _single_derivatives(m, S, max_order: int) -> list[np.ndarray]:
+    """∂^p_m ⟨σ(a)⟩ for a ~ N(m, S): ⟨σ(a)⟩ = σ(m/√(1+S)) (eq. 49)."""
+    lam = np.sqrt(1.0 + S)
+    sd = _sigma_derivatives(m / lam, max_order)
+    return [sd[p] / lam**p for p in range(max_order + 1)]
+
+
+# ---------------------------------------------------------------------------
+# Per-data-point moments of y = (a, v) and the expected error
+# ---------------------------------------------------------------------------
+
+
+def _projected_moments(mean, cov, X, n_hidden):
+    """Mean and covariance blocks of y_n = (a_1..a_H, v_1..v_H) = P_n w under N(mean, cov)."""
+    N, d = X.shape
+    H = n_hidden
+    hd = H * d
+    Ubar = mean[:hd].reshape(H, d)
+    m_a = X @ Ubar.T  # (N, H)
+    m_v = mean[hd:]  # (H,)
+    Cuu = cov[:hd, :hd].reshape(H, d, H, d)
+    Cuv = cov[:hd, hd:].reshape(H, d, H)
+    S_aa = np.einsum("nd,idje,ne->nij", X, Cuu, X, optimize=True)  # Cov(a_i, a_j)
+    S_av = np.einsum("nd,idj->nij", X, Cuv, optimize=True)  # Cov(a_i, v_j)
+    S_vv = cov[hd:, hd:]
+    return m_a, m_v, S_aa, S_av, S_vv
+
+
+@lru_cache(maxsize=64)
+def _pairs(H: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unordered pairs i ≤ j and their multiplicity in Σ_ij (1 on the diagonal, 2 off it)."""
+    I, J = np.triu_indices(H)
+    w = np.where(I == J, 1.0, 2.0)
+    for a in (I, J, w):
+        a.setflags(write=False)
+    return I, J, w
+
+
+def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
+    """Core: ⟨f⟩_n, ⟨f²⟩_n and (if grad) the gradient of ½Σ_n l_n w.r.t. mean and cov."""
+    N, d = X.shape
+    H = n_hidden
+    m_a, m_v, S_aa, S_av, S_vv = _projected_moments(mean, cov, X, H)
+    I, J, om = _pairs(H)
+    # pair quantities, shape (N, P)
+    m1, m2 = m_a[:, I], m_a[:, J]
+    S11, S22, S12 = S_aa[:, I, I], S_aa[:, J, J], S_aa[:, I, J]
+    mu1, mu2 = m_v[I], m_v[J]
+    K = S_vv[I, J]
+    c1 = (S_av[:, I, I], S_av[:, J, I])  # Cov(v_i, a_i), Cov(v_i, a_j)
+    c2 = (S_av[:, I, J], S_av[:, J, J])  # Cov(v_j, a_i), Cov(v_j, a_j)
+    D = _psi_derivatives(m1, m2, S11, S12, S22, 4 if grad else 2, n_quad)
+    A0 = mu1 * mu2 + K
+    B = (mu1 * c2[0] + mu2 * c1[0], mu1 * c2[1] + mu2 * c1[1])
+    Q11, Q22 = c1[0] * c2[0], c1[1] * c2[1]
+    Q12 = c1[0] * c2[1] + c1[1] * c2[0]
+
+    def T(a, b):
+        """T shifted by a, b extra mean-derivatives in (a_i, a_j)."""
+        return (
+            A0 * D[(a, b)] + B[0] * D[(a + 1, b)] + B[1] * D[(a, b + 1)]
+            + Q11 * D[(a + 2, b)] + Q12 * D[(a + 1, b + 1)] + Q22 * D[(a, b + 2)]
+        )
+
+    T00 = T(0, 0)
+    f2 = T00 @ om  # ⟨f²⟩_n, shape (N,)
+    # linear terms M_i = ⟨v_i σ(a_i)⟩ (eq. 60)
+    c_ii = np.einsum("nii->ni", S_av)
+    s_ii = np.einsum("nii->ni", S_aa)
+    D1 = _single_derivatives(m_a, s_ii, 3 if grad else 1)
+    M = m_v * D1[0] + c_ii * D1[1]
+    f1 = M.sum(axis=1)
+    if not grad:
+        return f1, f2, None
+    value = 0.5 * float(np.sum(f2 - 2.0 * t * f1 + t * t))
+    # gradients of ½Σ_n(Σ_ij T_ij − 2t_n Σ_i M_i) with respect to the blocks of y's moments
+    half_om = 0.5 * om
+    gm_a = np.zeros((N, H))
+    G_aa = np.zeros((N, H, H))
+    G_av = np.zeros((N, H, H))  # [n, a-index, v-index]
+    np.add.at(gm_a, (slice(None), I), half_om * T(1, 0))
+    np.add.at(gm_a, (slice(None), J), half_om * T(0, 1))
+    g20, g11, g02 = 0.5 * T(2, 0), 0.5 * T(1, 1), 0.5 * T(0, 2)
+    np.add.at(G_aa, (slice(None), I, I), half_om * g20)
+    np.add.at(G_aa, (slice(None), J, J), half_om * g02)
+    np.add.at(G_aa, (slice(None), I, J), half_om * g11)
+    np.add.at(G_aa, (slice(None), J, I), half_om * g11)
+    d10, d01 = D[(1, 0)], D[(0, 1)]
+    d20, d11, d02 = D[(2, 0)], D[(1, 1)], D[(0, 2)]
+    g_mu1 = (mu2 * D[(0, 0)] + c2[0] * d10 + c2[1] * d01).sum(axis=0) * half_om
+    g_mu2 = (mu1 * D[(0, 0)] + c1[0] * d10 + c1[1] * d01).sum(axis=0) * half_om
+    g_K = D[(0, 0)].sum(axis=0) * half_om
+    # ∂T/∂c1 = μ2∇Ψ + ∇∇Ψ c2, ∂T/∂c2 = μ1∇Ψ + ∇∇Ψ c1; symmetric G takes half of each
+    g_c1a = 0.5 * half_om * (mu2 * d10 + d20 * c2[0] + d11 * c2[1])
+    g_c1b = 0.5 * half_om * (mu2 * d01 + d11 * c2[0] + d02 * c2[1])
+    g_c2a = 0.5 * half_om * (mu1 * d10 + d20 * c1[0] + d11 * c1[1])
+    g_c2b = 0.5 * half_om * (mu1 * d01 + d11 * c1[0] + d02 * c1[1])
+    np.add.at(G_av, (slice(None), I, I), g_c1a)
+    np.add.at(G_av, (slice(None), J, I), g_c1b)
+    np.add.at(G_av, (slice(None), I, J), g_c2a)
+    np.add.at(G_av, (slice(None), J, J), g_c2b)
+    gm_v = np.zeros(H)
+    np.add.at(gm_v, I, g_mu1)
+    np.add.at(gm_v, J, g_mu2)
+    G_vv = np.zeros((H, H))
+    np.add.at(G_vv, (I, J), 0.5 * g_K)
+    np.add.at(G_vv, (J, I), 0.5 * g_K)
+    # −t_n Σ_i M_i (the ½ and the 2 cancel)
+    tt = t[:, None]
+    gm_v -= np.sum(tt * D1[0], axis=0)
+    gm_a -= tt * (m_v * D1[1] + c_ii * D1[2])
+    idx = np.arange(H)
+    G_aa[:, idx, idx] -= tt * 0.5 * (m_v * D1[2] + c_ii * D1[3])
+    G_av[:, idx, idx] -= tt * 0.5 * D1[1]
+    # back to w = (u, v): d_mean = Σ P_nᵀ g_n, d_cov = Σ P_nᵀ G_n P_n
+    k = H * d + H
+    hd = H * d
+    d_mean = np.empty(k)
+    d_mean[:hd] = (gm_a.T @ X).ravel()
+    d_mean[hd:] = gm_v
+    d_cov = np.empty((k, k))
+    d_cov[:hd, :hd] = np.einsum("nij,nd,ne->idje", G_aa, X, X, optimize=True).reshape(hd, hd)
+    uv = np.einsum("nij,nd->idj", G_av, X, optimize=True).reshape(hd, H)
+    d_cov[:hd, hd:] = uv
+    d_cov[hd:, :hd] = uv.T
+    d_cov[hd:, hd:] = G_vv
+    return f1, f2, Expectation(value, d_mean, d_cov)
+
+
+def _check_problem(w_mean, w_cov, X, n_hidden, t=None, n_quad=N_QUAD_DEFAULT):
+    X = _check_inputs(X)
+    n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
+    k = n_hidden * X.shape[1] + n_hidden
+    mean, cov = check.mean_cov(w_mean, w_cov, k)
+    n_quad = check.integer("n_quad", n_quad, low=4, high=1000)
+    if t is not None:
+        t = check.finite_vector("t", t)
+        if t.size != X.shape[0]:
+            raise ValueError(f"t must have length N = {X.shape[0]} (rows of X), got {t.size}")
+    return mean, cov, X, n_hidden, t, n_quad
+
+
+def expected_data_error(w_mean, w_cov, X, t, n_hidden: int, n_quad: int = N_QUAD_DEFAULT) -> float:
+    """⟨E_D⟩ = ½ Σ_n ⟨(f(x_n, w) − t_n)²⟩ under Q = N(w_mean, w_cov) (eqs 20–24), no sampling.
+
+    Parameters
+    ----------
+    w_mean : array_like, shape (k,)
+        Mean w̄ of Q, packed as ``[u_1, …, u_H, v_1, …, v_H]`` (each ``u_i``
+        of length d), ``k = H·d + H``.
+    w_cov : array_like, shape (k, k)
+        Covariance C of Q (symmetric positive definite), same packing.
+    X : array_like, shape (N, d)
+        Inputs (with a bias column if wanted, :func:`add_bias`).
+    t : array_like, shape (N,)
+        Targets.
+    n_hidden : int
+        Number of hidden units H ≥ 1.
+    n_quad : int
+        Gauss–Legendre nodes for the one remaining integral (4 to 1000).
+
+    Notes
+    -----
+    See the module docstring: the v's are integrated analytically and each
+    pair term ⟨v_i v_j σ(a_i)σ(a_j)⟩ is reduced to one integral over a finite
+    angle (the paper's eqs 22–24, 46–50, 60).
+    """
+    mean, cov, X, n_hidden, t, n_quad = _check_problem(w_mean, w_cov, X, n_hidden, t, n_quad)
+    f1, f2, _ = _moments(mean, cov, X, t, n_hidden, n_quad, grad=False)
+    return float(0.5 * np.sum(f2 - 2.0 * t * f1 + t * t))
+
+
+def output_moments(w_mean, w_cov, X, n_hidden: int, n_quad: int = N_QUAD_DEFAULT):
+    """(⟨f(x_n)⟩, ⟨f(x_n)²⟩) under Q = N(w_mean, w_cov) for every row of X (packing as above)."""
+    mean, cov, X, n_hidden, _, n_quad = _check_problem(w_mean, w_cov, X, n_hidden, None, n_quad)
+    f1, f2, _ = _moments(mean, cov, X, None, n_hidden, n_quad, grad=False)
+    return f1, f2
+
+
+def predictive_mean(w_mean, w_cov, X, n_hidden: int) -> np.ndarray:
+    """⟨f(x)⟩ under Q = N(w_mean, w_cov) for every row of X, in closed form (eqs 49, 60).
+
+    ``⟨v_i σ(a_i)⟩ = v̄_i σ(ā_i/λ_i) + Cov(v_i, a_i) σ'(ā_i/λ_i)/λ_i``,
+    ``λ_i = √(1 + Var a_i)``. Packing of ``w_mean`` as in :func:`expected_data_error`.
+    """
+    mean, cov, X, n_hidden, _, _ = _check_problem(w_mean, w_cov, X, n_hidden)
+    m_a, m_v, S_aa, S_av, _ = _projected_moments(mean, cov, X, n_hidden)
+    D1 = _single_derivatives(m_a, np.einsum("nii->ni", S_aa), 1)
+    return np.sum(m_v * D1[0] + np.einsum("nii->ni", S_av) * D1[1], axis=1)
+
+
+def predictive_variance(
+    w_mean, w_cov, X, n_hidden: int, beta=None, n_quad: int = N_QUAD_DEFAULT
+) -> np.ndarray:
+    """``⟨f²⟩ − ⟨f⟩²`` under Q for every row of X, plus the noise variance 1/β if ``beta`` is given.
+
+    Parameters
+    ----------
+    beta : float, optional
+        Noise precision β̄ > 0; when given the result is the variance of a
+        new target, ``⟨f²⟩ − ⟨f⟩² + 1/β`` (Barber & Bishop §2.3).
+    """
+    f1, f2 = output_moments(w_mean, w_cov, X, n_hidden, n_quad)
+    var = np.maximum(f2 - f1 * f1, 0.0)
+    if beta is not None:
+        var = var + 1.0 / check.positive("beta", beta)
+    return var
+
+
+# ---------------------------------------------------------------------------
+# The posterior of the network's weights
+# ---------------------------------------------------------------------------
+
+
+class NetworkPosterior(RegressionPosterior):
+    """Posterior over the weights of the erf network (eq. 1) with prior N(0, I/α), noise β.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Inputs including any bias column (:func:`add_bias`).
+    t : array_like, shape (N,)
+        Targets.
+    n_hidden : int
+        Hidden units H ≥ 1; the weight vector has ``k = H·d + H`` entries,
+        packed ``[u_1, …, u_H, v_1, …, v_H]``.
+    alpha, beta : float
+        Prior precision α > 0 and noise precision β > 0.
+    n_quad : int
+        Gauss–Legendre nodes for the angle integral in ⟨E_D⟩ (4 to 1000).
+
+    Notes
+    -----
+    ``data_error`` is eq. (4); ``expected_data_error`` is eqs (20)–(24) with
+    exact gradients (module docstring). ``log_Z`` is not computable for
+    H·d > 1, so ``kl`` is unavailable but ``bound`` (eq. 17) is.
+    """
+
+    def __init__(self, X, t, n_hidden: int, alpha, beta, n_quad: int = N_QUAD_DEFAULT):
+        super().__init__(alpha, beta)
+        X = _check_inputs(X)
+        t = check.finite_vector("t", t)
+        if t.size != X.shape[0]:
+            raise ValueError(f"t must have length N = {X.shape[0]} (rows of X), got {t.size}")
+        self.X, self.t = X, t
+        self.n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
+        self.n_data, self.n_inputs = X.shape
+        self.dim = self.n_hidden * (self.n_inputs + 1)
+        self.n_quad = check.integer("n_quad", n_quad, low=4, high=1000)
+
+    def __repr__(self) -> str:
+        return (
+            f"NetworkPosterior(N={self.n_data}, d={self.n_inputs}, H={self.n_hidden}, "
+            f"k={self.dim}, alpha={self.alpha:g}, beta={self.beta:g})"
+        )
+
+    def output(self, w) -> np.ndarray:
+        """f(x_n, w) for the training inputs, vectorised over leading axes of w."""
+        return network_output(w, self.X, self.n_hidden)
+
+    def data_error(self, w) -> np.ndarray:
+        r = self.output(w) - self.t
+        return 0.5 * np.sum(r * r, axis=-1)
+
+    def data_error_grad(self, w) -> np.ndarray:
+        w = _check_w(w, self.n_inputs, self.n_hidden)
+        r = network_output(w, self.X, self.n_hidden) - self.t
+        return r @ network_jacobian(w, self.X, self.n_hidden)
+
+    def data_error_hessian(self, w) -> np.ndarray:
+        """Exact Hessian ``Σ_n [g_n g_nᵀ + r_n ∇∇f_n]`` of E_D at a single w."""
+        w = _check_w(w, self.n_inputs, self.n_hidden)
+        if w.ndim != 1:
+            raise ValueError(f"w must be a single weight vector of shape (k,), got {w.shape}")
+        X, H, d = self.X, self.n_hidden, self.n_inputs
+        f, A, _, _, v = _forward(w, X, H)
+        r = f - self.t
+        Jac = network_jacobian(w, X, H)
+        hess = Jac.T @ Jac
+        s1 = SQRT_2_OVER_PI * np.exp(-0.5 * A * A)
+        s2 = -A * s1  # σ''
+        hd = H * d
+        # ∂²f/∂u_i∂u_i = v_i σ''(a_i) x xᵀ
+        wgt = r[:, None] * s2 * v  # (N, H)
+        blocks = np.einsum("nh,nd,ne->hde", wgt, X, X)
+        for i in range(H):
+            sl = slice(i * d, (i + 1) * d)
+            hess[sl, sl] += blocks[i]
+        # ∂²f/∂u_i∂v_i = σ'(a_i) x
+        cross = np.einsum("nh,nd->hd", r[:, None] * s1, X)
+        for i in range(H):
+            sl = slice(i * d, (i + 1) * d)
+            hess[sl, hd + i] += cross[i]
+            hess[hd + i, sl] += cross[i]
+        return hess
+
+    def expected_data_error(self, mean, cov) -> Expectation:
+        """⟨E_D⟩ under N(mean, cov) with its gradients (mean and symmetric d_cov), eqs (20)–(24)."""
+        mean = np.asarray(mean, dtype=float)
+        cov = np.asarray(cov, dtype=float)
+        if mean.shape != (self.dim,) or cov.shape != (self.dim, self.dim):
+            raise ValueError(
+                f"mean must have shape ({self.dim},) and cov ({self.dim}, {self.dim}), "
+                f"got {mean.shape} and {cov.shape}"
+            )
+        return _moments(mean, cov, self.X, self.t, self.n_hidden, self.n_quad, grad=True)[2]
+
+    def predictive_mean(self, mean, cov, X) -> np.ndarray:
+        """⟨f(x)⟩ under Q at new inputs X (same columns as the training X)."""
+        return predictive_mean(mean, cov, X, self.n_hidden)
+
+    def predictive_variance(self, mean, cov, X, beta=None) -> np.ndarray:
+        """⟨f²⟩ − ⟨f⟩² (+ 1/β if given) under Q at new inputs X."""
+        return predictive_variance(mean, cov, X, self.n_hidden, beta, self.n_quad)
