@@ -64,14 +64,24 @@ def kl_objective(post, fam: CovarianceFamily, theta) -> tuple[float, np.ndarray]
     return float(value), g
 
 
-def _newton_polish(fun, theta, g, tol, max_steps=4, eps=1e-6):
-    """A few Newton steps with a central-difference Hessian of the exact gradient.
+def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6):
+    """Drive the gradient norm below ``tol`` near the optimum.
 
     Line searches on the objective stall near the optimum, where its change is
-    below round-off; Newton steps on the gradient do not. A step is kept only
-    if it reduces the gradient norm.
+    below round-off; steps on the gradient do not. First quasi-Newton steps
+    with BFGS's inverse-Hessian estimate (one evaluation each), then, if
+    needed, Newton steps with a central-difference Hessian of the exact
+    gradient. A step is kept only if it reduces the gradient norm.
     """
     n = theta.size
+    if hess_inv is not None:
+        for _ in range(12):
+            if np.linalg.norm(g) <= tol:
+                return theta, g
+            f_new, g_new = fun(theta - hess_inv @ g)
+            if not np.isfinite(f_new) or np.linalg.norm(g_new) >= 0.7 * np.linalg.norm(g):
+                break
+            theta, g = theta - hess_inv @ g, g_new
     for _ in range(max_steps):
         if np.linalg.norm(g) <= tol:
             break
@@ -93,32 +103,39 @@ def _newton_polish(fun, theta, g, tol, max_steps=4, eps=1e-6):
 
 
 def _starts(post, fam: CovarianceFamily, init):
-    """Starting (mean, cov) pairs: the caller's, else a narrow Gaussian at a mode."""
-    if init is not None:
-        return [tuple(np.asarray(a, float) for a in pair) for pair in init]
+    """Starting (mean, cov) pairs and a centred-start covariance.
+
+    The caller's pairs, else a narrow Gaussian at a mode (variances 1/H_ii).
+    """
     from .laplace import laplace_fit
 
+    if init is not None:
+        return [tuple(np.asarray(a, float) for a in pair) for pair in init], None
     lap = laplace_fit(post, compute_kl=False)
     d = 1.0 / np.clip(np.diag(lap.hessian), 1e-12, None)
-    return [(lap.mean, np.diag(d))]
+    second_moment = lap.cov + np.outer(lap.mean, lap.mean)
+    return [(lap.mean, np.diag(d))], second_moment
 
 
-def centred_fit_start(post, fam: CovarianceFamily, gtol: float = 1e-6):
+def centred_fit_start(post, fam: CovarianceFamily, start_cov=None, gtol: float = 1e-5):
     """The best Q with its mean held at the origin: a start for posteriors symmetric under w → −w.
 
     For such a posterior (the toy's), the origin is a stationary point of the
     mean, and a broad Gaussian there covering both mirror modes can beat any
     Gaussian at one mode when the modes overlap. Only the covariance
-    parameters are optimised, which is cheap.
+    parameters are optimised, which is cheap. A good ``start_cov`` is the
+    second moment of the two mirror Laplace Gaussians, ``H⁻¹ + w* w*ᵀ``.
     """
     k = fam.dim
-    theta0 = fam.pack(np.zeros(k), np.eye(k) / post.alpha)
+    if start_cov is None:
+        start_cov = np.eye(k) / post.alpha
+    theta0 = fam.pack(np.zeros(k), start_cov)
 
     def fun(cov_params):
         f, g = kl_objective(post, fam, np.concatenate([np.zeros(k), cov_params]))
         return f, g[k:]
 
-    res = optimize.minimize(fun, theta0[k:], jac=True, method="BFGS", options={"gtol": gtol})
+    res = optimize.minimize(fun, theta0[k:], jac=True, method="BFGS", options={"gtol": gtol})  # noqa: E501
     return fam.unpack(np.concatenate([np.zeros(k), res.x]))
 
 
@@ -159,22 +176,29 @@ def kl_fit(
     """
     fam = CovarianceFamily.make(family, post.dim, rank)
     fun = lambda th: kl_objective(post, fam, th)  # noqa: E731
-    starts = _starts(post, fam, init)
+    starts, second_moment = _starts(post, fam, init)
     if symmetric is None:
         symmetric = type(post).__name__ == "ToyPosterior"
     if symmetric:
-        starts.append(centred_fit_start(post, fam))
+        if second_moment is None:
+            second_moment = max((c + np.outer(m, m) for m, c in starts), key=np.trace)
+        if fam.name != "full":
+            second_moment = np.diag(np.diag(second_moment))
+        starts.append(centred_fit_start(post, fam, second_moment))
     best = None
     for mean0, cov0 in starts:
         theta0 = fam.pack(mean0, cov0)
+        # BFGS to a moderate tolerance (its line search wastes evaluations once
+        # the objective's changes reach round-off), then polish to ``gtol``
         res = optimize.minimize(
-            fun, theta0, jac=True, method="BFGS", options={"gtol": gtol, "maxiter": maxiter}
+            fun, theta0, jac=True, method="BFGS",
+            options={"gtol": max(gtol, 1e-6), "maxiter": maxiter},
         )
         if np.isfinite(res.fun) and (best is None or res.fun < best.fun):
             best = res
     if best is None:
         raise RuntimeError("kl_fit: every start failed (the objective was not finite)")
-    theta, g = _newton_polish(fun, best.x, fun(best.x)[1], gtol)
+    theta, g = _newton_polish(fun, best.x, best.jac, gtol, hess_inv=getattr(best, "hess_inv", None))
     obj = float(fun(theta)[0])
     mean, cov = fam.unpack(theta)
     try:

@@ -225,8 +225,12 @@ class ToyPosterior(RegressionPosterior):
         return float(lg_max + np.log(2.0 * val))
 
     # -- plotting support --------------------------------------------------
-    def extent(self) -> tuple[float, float, float, float]:
-        """Symmetric box (u_min, u_max, v_min, v_max) holding the posterior's visible mass."""
+    def extent(self, coverage: float = 0.995) -> tuple[float, float, float, float]:
+        """Symmetric box (u_min, u_max, v_min, v_max) holding ``coverage`` of each marginal's mass.
+
+        The box is found from the density on a wide grid (the region where it is
+        within e^-9 of its peak); ``coverage=1`` returns that wide box.
+        """
         u_hi = self._u_level(_PLOT_CUTOFF)
         u = np.linspace(0.0, u_hi, 801)
         lg = self.log_marginal_u(u)
@@ -234,8 +238,21 @@ class ToyPosterior(RegressionPosterior):
         A, B, _, _ = self._AB(u[keep])
         prec = self.beta * A + self.alpha
         v_hi = float(np.max(np.abs(self.beta * B / prec) + 4.0 / np.sqrt(prec)))
-        U, V = 1.05 * u_hi, 1.05 * v_hi
-        return -U, U, -V, V
+        if coverage >= 1.0:
+            return -1.05 * u_hi, 1.05 * u_hi, -1.05 * v_hi, 1.05 * v_hi
+        g = self.grid(n=301, extent=(-u_hi, u_hi, -v_hi, v_hi))
+        dens = g.density
+
+        def half_width(axis_vals, marginal):
+            order = np.argsort(np.abs(axis_vals))
+            cdf = np.cumsum(marginal[order])
+            cdf /= cdf[-1]
+            j = min(int(np.searchsorted(cdf, coverage)), axis_vals.size - 1)
+            return float(np.abs(axis_vals[order][j]))
+
+        U = half_width(g.u, dens.sum(axis=0))
+        V = half_width(g.v, dens.sum(axis=1))
+        return -1.1 * U, 1.1 * U, -1.1 * V, 1.1 * V
 
     def grid(self, n: int = 121, extent=None) -> PosteriorGrid:
         """Normalised log density on an n×n grid over ``extent`` (default :meth:`extent`)."""

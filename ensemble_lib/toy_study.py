@@ -35,7 +35,6 @@ from .laplace import LaplaceFit, laplace_fit
 from .plotting import (
     COLORS,
     LABELS,
-    annotate_kl,
     figure_png,
     new_figure,
     plot_gaussian_ellipses,
@@ -100,21 +99,19 @@ class ToyFits:
         return {"laplace": self.laplace.kl, "diagonal": self.diagonal.kl, "full": self.full.kl}
 
 
-def fit_all(post: ToyPosterior, rank: int = 1, previous: ToyFits | None = None) -> ToyFits:
+def fit_all(post: ToyPosterior, rank: int = 1) -> ToyFits:
     """Laplace, diagonal-KL, full-KL and factor-KL (rank ``rank``) fits to ``post``.
 
-    The factor fit is started from the diagonal (s = 0) or full (s = 1)
-    solution, as well as from its own default starts when no ``previous``
-    fits are given; ``previous`` (the fits at a nearby slider setting) adds
-    warm starts so that a slider step stays fast.
+    Starts: the diagonal fit from a narrow Gaussian at the Laplace mode; the
+    full fit from the diagonal solution; the factor fit from the diagonal
+    (s = 0) or full (s = 1) solution; the diagonal and full fits also from
+    the best Gaussian centred at the origin (the posterior is symmetric).
     """
     rank = check.integer("rank", rank, low=0, high=post.dim - 1)
     lap = laplace_fit(post)
     narrow = [(lap.mean, np.diag(1.0 / np.diag(lap.hessian)))]
-    warm_d = [(previous.diagonal.mean, previous.diagonal.cov)] if previous else []
-    warm_f = [(previous.full.mean, previous.full.cov)] if previous else []
-    diag = kl_fit(post, "diagonal", init=narrow + warm_d, symmetric=True)
-    full = kl_fit(post, "full", init=narrow + [(diag.mean, diag.cov)] + warm_f, symmetric=True)
+    diag = kl_fit(post, "diagonal", init=narrow, symmetric=True)
+    full = kl_fit(post, "full", init=[(diag.mean, diag.cov)], symmetric=True)
     base = diag if rank == 0 else full
     factor = kl_fit(post, "factor", rank=rank, init=[(base.mean, base.cov)], symmetric=False)
     sign = np.sign(TOY_U_TRUE)
@@ -143,6 +140,7 @@ def plot_fig2(axes, fits: ToyFits, grid=None):
             artists += plot_gaussian_ellipses(ax, fit.mean, fit.cov, color=COLORS[key])
             title += f": KL = {fit.kl:.2f}"
         ax.set_title(title)
+        ax.label_outer()
     return artists
 
 
@@ -267,17 +265,11 @@ class ToyExplorer(FigurePanel):
                     a.set_linestyle(":")
                     a.set_linewidth(2.2)
             self._ellipses[key] = arts
-        ax.legend(loc="lower right")
-        self._text = annotate_kl(ax, {})
-        self._fits = None
+        self._legend = ax.legend(loc="lower right")
         super().__init__(_controls(), fig)
 
     def compute(self, alpha, noise_sd, n, seed, rank):
-        post = make_posterior(seed, alpha, noise_sd, n)
-        prev = self._fits
-        fits = fit_all(post, rank=rank, previous=prev)
-        self._fits = fits
-        return fits
+        return fit_all(make_posterior(seed, alpha, noise_sd, n), rank=rank)
 
     def draw(self, fits: ToyFits) -> None:
         for c in self._contours:
@@ -287,10 +279,10 @@ class ToyExplorer(FigurePanel):
         for key in ("laplace", "diagonal", "full", "factor"):
             fit = getattr(fits, key)
             update_gaussian_ellipses(self._ellipses[key], fit.mean, fit.cov, n_sigmas=(1, 2))
-        vals = fits.kl_values()
-        vals[f"factor (s={fits.factor.rank})"] = fits.factor.kl
-        self._text.set_text("\n".join(
-            f"KL({LABELS.get(k, 'KL, ' + k)}) = {v:.2f}" for k, v in vals.items()))
+        for text, key in zip(self._legend.get_texts(), ("laplace", "diagonal", "full", "factor")):
+            fit = getattr(fits, key)
+            name = LABELS[key] + (f" s={fits.factor.rank}" if key == "factor" else "")
+            text.set_text(f"{name}: KL = {fit.kl:.2f}")
 
     def format_readout(self, fits: ToyFits) -> str:
         rows = [("Laplace", fits.laplace), ("KL, diagonal", fits.diagonal), ("KL, full", fits.full),

@@ -19,18 +19,19 @@ import html
 
 import ipywidgets as widgets
 
-from .plotting import figure_png
+from .plotting import fast_png
 
 
 class FigurePanel:
     """Base class: ``controls`` (name → widget), a figure, a readout and a status line."""
 
-    #: dpi used for the PNG shown in the panel
-    dpi = 90
-
     def __init__(self, controls: dict, fig, columns: int = 3):
         self.controls = dict(controls)
         self.fig = fig
+        # lay the figure out once; later steps redraw without a layout pass
+        if fig.get_layout_engine() is not None:
+            fast_png(fig)
+            fig.set_layout_engine("none")
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="auto"))
         self.readout = widgets.HTML()
         self.status = widgets.HTML()
@@ -70,7 +71,7 @@ class FigurePanel:
         try:
             state = self.compute(**self.values())
             self.draw(state)
-            self.image.value = figure_png(self.fig, dpi=self.dpi)
+            self.image.value = fast_png(self.fig)
             self.readout.value = self.format_readout(state)
             self.status.value = ""
             self.last_error = None

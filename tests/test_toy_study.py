@@ -1,0 +1,122 @@
+"""Lesson 1 as a user meets it: the interactive panel, the slider ranges, the figures."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from ensemble_lib import toy_study
+from ensemble_lib.figures import write_all
+from ensemble_lib.toy_study import (
+    ALPHA_RANGE,
+    N_RANGE,
+    NOISE_SD_RANGE,
+    PAPER_PRESET,
+    SEED_RANGE,
+    ToyExplorer,
+    fit_all,
+    make_posterior,
+)
+
+
+@pytest.fixture(scope="module")
+def panel():
+    p = ToyExplorer()
+    p.update()
+    return p
+
+
+@pytest.mark.parametrize(
+    "name,value",
+    [("alpha", 1.0), ("noise_sd", 0.3), ("n", 12), ("seed", 3), ("rank", 0)],
+)
+def test_each_slider_changes_the_figure_and_the_readout(panel, name, value):
+    before_png, before_text = panel.image.value, panel.readout.value
+    n0 = panel.n_updates
+    panel.controls[name].value = value
+    assert panel.n_updates == n0 + 1, "the slider did not trigger a recompute"
+    assert panel.last_error is None
+    assert panel.image.value != before_png
+    assert panel.readout.value != before_text
+    assert "KL(Q‖P)" in panel.readout.value
+
+
+def test_slider_ranges_are_the_documented_ones():
+    p = ToyExplorer()
+    c = p.controls
+    assert c["alpha"].min == pytest.approx(np.log10(ALPHA_RANGE[0]))
+    assert c["alpha"].max == pytest.approx(np.log10(ALPHA_RANGE[1]))
+    assert c["noise_sd"].min == pytest.approx(np.log10(NOISE_SD_RANGE[0]))
+    assert (c["n"].min, c["n"].max) == N_RANGE
+    assert (c["seed"].min, c["seed"].max) == SEED_RANGE
+    assert (c["rank"].min, c["rank"].max) == (0, 1)
+
+
+def sweep_points():
+    corners = itertools.product(ALPHA_RANGE, NOISE_SD_RANGE, N_RANGE, SEED_RANGE[:1] + SEED_RANGE[1:], (0, 1))
+    rng = np.random.default_rng(2024)
+    randoms = [
+        (10 ** rng.uniform(*np.log10(ALPHA_RANGE)), 10 ** rng.uniform(*np.log10(NOISE_SD_RANGE)),
+         int(rng.integers(N_RANGE[0], N_RANGE[1] + 1)), int(rng.integers(0, 100)), int(rng.integers(0, 2)))
+        for _ in range(8)
+    ]
+    return list(corners) + randoms
+
+
+def test_every_slider_value_gives_finite_results_and_no_warnings():
+    for alpha, sd, n, seed, rank in sweep_points():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fits = fit_all(make_posterior(seed, alpha, sd, n), rank=rank)
+            grid = fits.posterior.grid(n=41)
+        vals = [fits.laplace.kl, fits.diagonal.kl, fits.full.kl, fits.factor.kl]
+        assert np.all(np.isfinite(vals)), (alpha, sd, n, seed, rank, vals)
+        assert min(vals) >= -1e-9
+        assert fits.full.kl <= fits.diagonal.kl + 1e-7
+        assert np.all(np.isfinite(grid.log_density))
+
+
+def test_out_of_range_values_are_refused_with_a_clear_message():
+    with pytest.raises(ValueError, match="alpha"):
+        make_posterior(0, alpha=0.0)
+    with pytest.raises(ValueError, match="noise_sd"):
+        make_posterior(0, noise_sd=-1.0)
+    with pytest.raises(ValueError, match="n"):
+        make_posterior(0, n=0)
+    with pytest.raises(ValueError, match="seed"):
+        make_posterior(-1)
+    with pytest.raises(ValueError, match="rank"):
+        fit_all(make_posterior(0), rank=2)
+
+
+def test_panel_shows_an_error_instead_of_losing_it(panel):
+    png = panel.image.value
+    panel.controls["seed"].value = 5
+    good = panel.image.value
+    assert good != png
+    # force an impossible value past the slider (as a typed value might)
+    panel.compute_orig = panel.compute
+    try:
+        panel.compute = lambda **v: make_posterior(0, alpha=-1.0)
+        assert panel.update() is None
+        assert "alpha" in panel.status.value and panel.last_error
+        assert panel.image.value == good  # the last good figure stays
+    finally:
+        panel.compute = panel.compute_orig
+    assert panel.update() is not None and panel.last_error is None
+
+
+def test_paper_preset_lands_near_the_papers_laplace_kl():
+    fits = fit_all(make_posterior(**PAPER_PRESET))
+    assert abs(fits.laplace.kl - toy_study.PAPER_KL["laplace"]) < 1.0
+    assert fits.laplace.kl > 10 * fits.diagonal.kl > 10 * fits.full.kl
+
+
+def test_figures_are_regenerated_byte_identically(tmp_path):
+    a = write_all(tmp_path / "a", only=["toy_study"])
+    b = write_all(tmp_path / "b", only=["toy_study"])
+    assert [p.name for p in a] == [p.name for p in b]
+    assert {p.name for p in a} >= {"toy_fig2.png", "toy_kl_table.png", "toy_kl_table.csv"}
+    for pa, pb in zip(a, b):
+        assert pa.read_bytes() == pb.read_bytes(), pa.name
