@@ -268,6 +268,54 @@ def test_expectations_agree_with_monte_carlo(H, d):
     )
 
 
+@pytest.mark.parametrize("a_scale", [0.7, 5.0])
+def test_two_units_agree_with_brute_force_2d_quadrature(a_scale):
+    """H = 2 at one input: integrate v exactly given (a_1, a_2), then (a_1, a_2) by scipy's dblquad.
+
+    Independent of the library's reduction (no integration by parts, no angle form); the
+    covariance couples v and a strongly so every term of the reduction matters.
+    """
+    rng = np.random.default_rng(17)
+    H, d = 2, 3
+    x = np.array([0.8, -1.1, 1.0])
+    k = H * d + H
+    mean = np.concatenate([0.6 * rng.normal(size=H * d), [1.2, -0.8]])
+    A = rng.normal(size=(k, k))
+    A[: H * d] *= a_scale / np.sqrt(d)
+    cov = A @ A.T / k + 0.05 * np.eye(k)
+    P = np.zeros((2 * H, k))  # y = (a_1, a_2, v_1, v_2) = P w
+    for i in range(H):
+        P[i, i * d:(i + 1) * d] = x
+        P[H + i, H * d + i] = 1.0
+    m, S = P @ mean, P @ cov @ P.T
+    Saa, Sva, Svv = S[:H, :H], S[H:, :H], S[H:, H:]
+    B = Sva @ np.linalg.inv(Saa)
+    K = Svv - B @ Sva.T  # Cov(v | a)
+    dens = stats.multivariate_normal(mean=m[:H], cov=Saa)
+    sd = np.sqrt(np.diag(Saa))
+
+    def cond(a1, a2, which):
+        a = np.array([a1, a2])
+        s = sig(a)
+        mv = m[H:] + B @ (a - m[:H])
+        f1 = mv @ s
+        val = f1 if which == 1 else f1 * f1 + s @ K @ s
+        return val * dens.pdf(a)
+
+    lims = [(m[i] - 12 * sd[i], m[i] + 12 * sd[i]) for i in range(H)]
+    ref = [
+        integrate.dblquad(lambda a2, a1: cond(a1, a2, w), *lims[0], *lims[1],
+                          epsabs=1e-11, epsrel=1e-10)[0]
+        for w in (1, 2)
+    ]
+    f1, f2 = nw.output_moments(mean, cov, x[None, :], H)
+    assert f1[0] == pytest.approx(ref[0], abs=1e-8)
+    assert f2[0] == pytest.approx(ref[1], abs=1e-8)
+    t = np.array([0.4])
+    ed = nw.expected_data_error(mean, cov, x[None, :], t, H)
+    assert ed == pytest.approx(0.5 * (ref[1] - 2 * t[0] * ref[0] + t[0] ** 2), abs=1e-8)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_single_unit_agrees_with_toy_quadrature(seed):
     """H = 1, d = 1, no bias: the toy of §2.1, whose ⟨E_D⟩ is a separate 1-D Gauss–Hermite rule."""
