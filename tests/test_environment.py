@@ -29,7 +29,7 @@ def environment_names() -> set[str]:
             continue
         if in_deps and re.match(r"^  - [A-Za-z]", line):
             names.add(_name(line[4:]))
-    return names - {"python", "pip"}
+    return names - {"python", "pip", "pip:"}
 
 
 def test_environment_yml_declares_the_same_packages_as_pyproject():
