@@ -276,7 +276,7 @@ def _psi_derivatives(m1, m2, S11, S12, S22, max_order: int, n_quad: int) -> dict
     l1 = np.sqrt(1.0 + S11)
     l2 = np.sqrt(1.0 + S22)
     h, k = m1 / l1, m2 / l2
-    rho = np.clip(S12 / (l1 * l2), -1.0 + 1e-15, 1.0 - 1e-15)
+    rho = np.minimum(np.maximum(S12 / (l1 * l2), -1.0 + 1e-15), 1.0 - 1e-15)
     theta_max = np.arcsin(rho)
     x, wq = _legendre01(n_quad)
     th = theta_max[..., None] * x  # (..., n)
@@ -289,28 +289,34 @@ def _psi_derivatives(m1, m2, S11, S12, S22, max_order: int, n_quad: int) -> dict
     kernel = np.exp(-0.5 * (hh * y1 + kk * y2)) * ((2.0 / np.pi) * wq)
     sh = _sigma_derivatives(h, max_order)
     sk = _sigma_derivatives(k, max_order)
-    # powers, cached
-    pw = {}
+    # The Wick terms are monomials P11^a P12^b y1^e1 y2^e2 (P22 = P11); each
+    # monomial times the weighted kernel is built once (by one multiplication
+    # from a smaller one) and summed over the nodes once.
+    factors = ((P11, 0), (P12, 1), (y1, 2), (y2, 3))
+    unreduced = {(0, 0, 0, 0): kernel}
+    reduced = {}
 
-    def power(name, base, e):
-        key = (name, e)
-        if key not in pw:
-            pw[key] = base**e if e > 1 else (base if e == 1 else 1.0)
-        return pw[key]
+    def integral(key):
+        if key not in reduced:
+            reduced[key] = np.sum(monomial(key), axis=-1)
+        return reduced[key]
+
+    def monomial(key):
+        if key not in unreduced:
+            j = next(i for i in (3, 2, 1, 0) if key[i] > 0)
+            smaller = key[:j] + (key[j] - 1,) + key[j + 1:]
+            unreduced[key] = monomial(smaller) * factors[j][0]
+        return unreduced[key]
 
     out = {}
     for (p, q), terms in _HERMITE.items():
         if p + q > max_order:
             continue
-        poly = 0.0
+        total = 0.0
         for coef, j11, j12, j22, e1, e2 in terms:
-            poly = poly + coef * (
-                power("P11", P11, j11 + j22) * power("P12", P12, j12)
-                * power("y1", y1, e1) * power("y2", y2, e2)
-            )  # P22 = P11
-        integral = theta_max * np.sum(poly * kernel, axis=-1)
+            total = total + coef * integral((j11 + j22, j12, e1, e2))
         sign = -1.0 if (p + q) % 2 else 1.0
-        out[(p, q)] = (sh[p] * sk[q] + sign * integral) / (l1**p * l2**q)
+        out[(p, q)] = (sh[p] * sk[q] + sign * theta_max * total) / (l1**p * l2**q)
     return out
 
 
@@ -619,6 +625,8 @@ class NetworkPosterior(RegressionPosterior):
                 f"mean must have shape ({self.dim},) and cov ({self.dim}, {self.dim}), "
                 f"got {mean.shape} and {cov.shape}"
             )
+        if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
+            raise ValueError("mean and cov must be finite (no NaN or inf)")
         return _moments(mean, cov, self.X, self.t, self.n_hidden, self.n_quad, grad=True)[2]
 
     def predictive_mean(self, mean, cov, X) -> np.ndarray:
