@@ -84,7 +84,7 @@ def test_log_Z_matches_independent_2d_adaptive_quadrature(seed, alpha, beta, n):
 
 def test_grid_density_is_normalised_and_symmetric():
     post = make_post(seed=1, alpha=0.5)
-    g = post.grid(n=401)
+    g = post.grid(n=401, extent=post.extent(coverage=1.0))  # the wide box: all of the mass
     mass = np.trapezoid(np.trapezoid(g.density, g.u, axis=1), g.v)
     assert mass == pytest.approx(1.0, abs=2e-3)
     # symmetry (u, v) -> (-u, -v) of the posterior
