@@ -11,6 +11,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
 FIRST  := notebooks/01_toy_posterior_laplace_vs_kl.ipynb
+# Jupyter refuses to run as root without this flag (containers, CI machines)
+ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: setup lab test figures app bench clean
 
@@ -22,7 +24,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.port=$(PORT) $(FIRST)
+	$(BIN)/jupyter lab $(ROOTFLAG) --ServerApp.port=$(PORT) $(FIRST)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
