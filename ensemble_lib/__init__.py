@@ -24,6 +24,9 @@ from .toy import PosteriorGrid, ToyPosterior
 
 # lessons add their public names below (one import line per module)
 # -- lesson imports --
+from .bound_lesson import BoundPanel, HyperIterationPanel, compare_hyperparameters
+from .evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
+from .hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters, full_bound, gamma_updates  # noqa: E501
 from .network import NetworkPosterior, add_bias, expected_data_error, network_jacobian, network_output, output_moments, pack_weights, predictive_mean, predictive_variance, unpack_weights  # noqa: E501
 
 __version__ = "0.1.0"

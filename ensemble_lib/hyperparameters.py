@@ -342,7 +342,8 @@ def fit_hyperparameters(
     for _ in range(max_iter):
         alpha, beta = R.mean, S.mean
         p = post.with_hyperparameters(alpha=alpha, beta=beta)
-        fit = kl_fit(p, family, rank, init=start)
+        # warm starts after the first fit (F can then only rise); the first uses kl_fit's own starts
+        fit = kl_fit(p, family, rank, init=start, symmetric=None if start is None else False)
         ed = float(p.expected_data_error(fit.mean, fit.cov).value)
         ww = float(fit.mean @ fit.mean + np.trace(fit.cov))
         rec["alpha"].append(alpha)

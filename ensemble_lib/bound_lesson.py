@@ -1,0 +1,480 @@
+"""Lesson 3: the bound ln P(D) = F[Q] + KL(Q‖P) and hyperparameter iterations on the toy.
+
+Barber & Bishop (1998), §2 eqs (15)–(16) and Fig. 1; §2.2 eqs (27)–(38);
+MacKay (1995), "Probable networks", §3 eqs (18)–(25).
+
+* :func:`bound_decomposition`: ln P(D | α, β) (exact), F[Q] and KL(Q‖P) for a
+  Gaussian Q given by means, standard deviations and a correlation;
+* :func:`plot_bound_bars`: Fig. 1 as a bar chart, the gap between F[Q] and
+  ln P(D) being KL(Q‖P);
+* :class:`BoundPanel`: sliders for Q (mean, s.d.s, correlation) and a
+  selector snapping Q to the Laplace, diagonal-KL and full-KL solutions;
+* :func:`compare_hyperparameters`: the Gamma-hyperprior iteration
+  (:func:`~ensemble_lib.hyperparameters.fit_hyperparameters`, full and
+  diagonal Q), MacKay's re-estimation
+  (:func:`~ensemble_lib.evidence.evidence_reestimation`) and the exact
+  maximiser of ln P(D | α, β) by brute force on a (ln α, ln β) grid;
+* :func:`plot_trajectories`, :class:`HyperIterationPanel` (a slider over
+  the iterations redraws the posterior at that iteration's α, β with the
+  fitted Gaussian, and marks the bound and log evidence);
+* :func:`write_figures`: ``figures/bound_fig1.png`` and
+  ``figures/hyperparameter_trajectories.png``.
+
+Sign convention: F is Barber & Bishop's lower bound (maximised); MacKay's
+"variational free energy" is −F.
+
+Symbols → code: Q = N(w̄, C) → ``mean``, ``cov``; ``sd_u``, ``sd_v``, ``rho``
+parametrise C; α, β → ``alpha``, ``beta``; F → ``bound``.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+import ipywidgets as w
+import numpy as np
+
+from . import _validation as check
+from .evidence import EvidenceGrid, EvidenceRun, evidence_grid, evidence_reestimation
+from .hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters
+from .plotting import (
+    COLORS,
+    LABELS,
+    figure_png,
+    new_figure,
+    plot_gaussian_ellipses,
+    plot_posterior_contours,
+    update_gaussian_ellipses,
+)
+from .toy import ToyPosterior
+from .toy_study import PAPER_PRESET, ToyFits, fit_all, make_posterior
+from .widgets import FigurePanel
+
+#: Largest |correlation| offered by the slider (Q stays positive definite).
+RHO_MAX = 0.999
+#: Standard-deviation slider range, as powers of ten.
+LOG10_SD_RANGE = (-3.0, 1.0)
+#: Colours of the two hyperparameter methods.
+METHOD_COLORS = {"ensemble": COLORS["full"], "ensemble_diag": COLORS["diagonal"],
+                 "evidence": COLORS["laplace"], "exact": "0.2"}
+
+
+def make_toy(alpha: float | None = None, beta: float | None = None) -> ToyPosterior:
+    """The lesson's toy posterior: lesson 1's paper-like data (seed 25, N = 6, noise s.d. 0.1).
+
+    By default α = 0.2 and β = 100 (the preset of :mod:`~ensemble_lib.toy_study`).
+    """
+    post = make_posterior(**PAPER_PRESET)
+    if alpha is not None or beta is not None:
+        post = post.with_hyperparameters(alpha=alpha, beta=beta)
+    return post
+
+
+# ---------------------------------------------------------------------------
+# The bound (eqs 15–16, Fig. 1)
+# ---------------------------------------------------------------------------
+
+def gaussian_from_sliders(mean_u, mean_v, sd_u, sd_v, rho) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, cov) of the 2-D Gaussian with these means, standard deviations and correlation."""
+    mean = check.finite_vector("(mean_u, mean_v)", [mean_u, mean_v])
+    sd_u = check.positive("sd_u", sd_u)
+    sd_v = check.positive("sd_v", sd_v)
+    rho = float(rho)
+    if not abs(rho) < 1.0:
+        raise ValueError(f"rho must be in (-1, 1), got {rho!r}")
+    c = rho * sd_u * sd_v
+    return mean, np.array([[sd_u * sd_u, c], [c, sd_v * sd_v]])
+
+
+def sliders_from_gaussian(mean, cov) -> dict:
+    """Inverse of :func:`gaussian_from_sliders`."""
+    mean, cov = check.mean_cov(mean, cov, 2)
+    sd = np.sqrt(np.diag(cov))
+    return {"mean_u": float(mean[0]), "mean_v": float(mean[1]), "sd_u": float(sd[0]),
+            "sd_v": float(sd[1]), "rho": float(cov[0, 1] / (sd[0] * sd[1]))}
+
+
+@dataclass(frozen=True)
+class BoundDecomposition:
+    """ln P(D) = F[Q] + KL(Q‖P) for one Gaussian Q (eqs 15–16)."""
+
+    mean: np.ndarray
+    cov: np.ndarray
+    log_evidence: float
+    bound: float
+    kl: float
+
+
+def bound_decomposition(post, mean, cov) -> BoundDecomposition:
+    """The exact ln P(D | α, β), the bound F[Q] (17) and KL(Q‖P) = ln P(D) − F[Q] (16)."""
+    F = post.bound(mean, cov)
+    log_ev = post.log_evidence
+    return BoundDecomposition(np.asarray(mean, float), np.asarray(cov, float), float(log_ev),
+                              float(F), float(log_ev - F))
+
+
+def plot_bound_bars(ax, log_evidence: float, entries: dict):
+    """Fig. 1 as bars: for each Q, a bar from F[Q] up to ln P(D); its height is KL(Q‖P).
+
+    ``entries`` maps a key (a colour in :data:`~ensemble_lib.plotting.COLORS`
+    or any label) to F[Q]. Returns a dict with the bar container, the F
+    ticks, the KL labels and the ln P(D) line, for :func:`update_bound_bars`.
+    """
+    keys = list(entries)
+    x = np.arange(len(keys))
+    colors = [COLORS.get(k, "C1") for k in keys]
+    F = np.array([entries[k] for k in keys], dtype=float)
+    bars = ax.bar(x, log_evidence - F, bottom=F, color=colors, alpha=0.35, edgecolor=colors,
+                  hatch="//", width=0.6)
+    ticks = ax.hlines(F, x - 0.3, x + 0.3, colors=colors, linewidth=2.5)
+    line = ax.axhline(log_evidence, color="0.2", linestyle="--", linewidth=1.2)
+    texts = [ax.text(xi, log_evidence, "", ha="center", va="bottom", fontsize=8) for xi in x]
+    lev_text = ax.text(0.99, 0.99, "", transform=ax.transAxes, ha="right", va="top", fontsize=8)
+    ax.set_xticks(x, [LABELS.get(k, k) for k in keys], rotation=15)
+    ax.set_ylabel("nats")
+    ax.set_title("ln P(D) = F[Q] + KL(Q‖P)  (Fig. 1)")
+    arts = {"bars": bars, "ticks": ticks, "line": line, "texts": texts, "lev": lev_text, "keys": keys}
+    update_bound_bars(ax, arts, log_evidence, entries)
+    return arts
+
+
+def update_bound_bars(ax, arts: dict, log_evidence: float, entries: dict) -> None:
+    """Move the bars made by :func:`plot_bound_bars` to new values in place."""
+    keys = arts["keys"]
+    F = np.array([entries[k] for k in keys], dtype=float)
+    x = np.arange(len(keys))
+    for rect, f in zip(arts["bars"], F):
+        rect.set_y(f)
+        rect.set_height(log_evidence - f)
+    arts["ticks"].set_segments([np.array([[xi - 0.3, f], [xi + 0.3, f]]) for xi, f in zip(x, F)])
+    arts["line"].set_ydata([log_evidence, log_evidence])
+    for t, xi, f in zip(arts["texts"], x, F):
+        t.set_position((xi, log_evidence))
+        t.set_text(f"KL={log_evidence - f:.3g}")
+    arts["lev"].set_text(f"ln P(D) = {log_evidence:.4f} (dashed)\nbar bottoms: F[Q]")
+    lo = min(np.nanmin(F) if np.any(np.isfinite(F)) else 0.0, log_evidence, 0.0)
+    hi = max(log_evidence, 0.0)
+    span = max(hi - lo, 1.0)
+    ax.set_ylim(lo - 0.05 * span, hi + 0.18 * span)
+
+
+def _bound_controls(extent) -> dict:
+    style = {"description_width": "initial"}
+    u0, u1, v0, v1 = extent
+    common = dict(style=style, continuous_update=False, readout_format=".3f")
+    return {
+        "mean_u": w.FloatSlider(value=0.0, min=u0, max=u1, step=0.005, description="mean of u", **common),
+        "mean_v": w.FloatSlider(value=0.0, min=v0, max=v1, step=0.01, description="mean of v", **common),
+        "sd_u": w.FloatLogSlider(value=0.1, base=10, min=LOG10_SD_RANGE[0], max=LOG10_SD_RANGE[1],
+                                 step=0.02, description="s.d. of u", **common),
+        "sd_v": w.FloatLogSlider(value=0.5, base=10, min=LOG10_SD_RANGE[0], max=LOG10_SD_RANGE[1],
+                                 step=0.02, description="s.d. of v", **common),
+        "rho": w.FloatSlider(value=0.0, min=-RHO_MAX, max=RHO_MAX, step=0.001, description="correlation ρ",
+                             **common),
+        "snap": w.Dropdown(options=[("custom (sliders)", "custom"), ("Laplace", "laplace"),
+                                    ("KL, diagonal", "diagonal"), ("KL, full", "full")],
+                           value="custom", description="snap Q to", style=style),
+    }
+
+
+class BoundPanel(FigurePanel):
+    """Sliders for a Gaussian Q on the toy posterior; the bound F[Q], KL and ln P(D) live.
+
+    Left: the exact posterior's contours with Q's 1-, 2-, 3-σ ellipses (and
+    thin ellipses of the Laplace, diagonal-KL and full-KL fits). Right: Fig. 1
+    as bars, one per Q, each from F[Q] up to ln P(D), its height KL(Q‖P).
+    The ``snap`` selector moves the sliders to a reference solution.
+
+    Parameters
+    ----------
+    post : ToyPosterior, optional
+        Default :func:`make_toy` (α = 0.2, β = 100).
+    """
+
+    def __init__(self, post: ToyPosterior | None = None):
+        self.post = make_toy() if post is None else post
+        self.fits: ToyFits = fit_all(self.post)
+        self._holding = False
+        grid = self.post.grid(n=121)
+        fig, (ax, bx) = new_figure(10.0, 4.2, ncols=2, gridspec_kw={"width_ratios": [1.25, 1.0]})
+        self.ax, self.bx = ax, bx
+        plot_posterior_contours(ax, grid)
+        for key in ("laplace", "diagonal", "full"):
+            fit = getattr(self.fits, key)
+            plot_gaussian_ellipses(ax, fit.mean, fit.cov, n_sigmas=(1,), color=COLORS[key],
+                                   label=LABELS[key], linewidth=0.8)
+        self._q = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), color="C1", label="your Q")
+        ax.legend(loc="lower right")
+        ax.set_title("posterior P(w | D) and Q")
+        self.references = {key: getattr(self.fits, key).bound for key in ("laplace", "diagonal", "full")}
+        self._bars = plot_bound_bars(bx, self.post.log_evidence, {**self.references, "your Q": self.references["full"]})
+        controls = _bound_controls((grid.u[0], grid.u[-1], grid.v[0], grid.v[-1]))
+        super().__init__(controls, fig, columns=3)
+        self.snap("full", update=False)
+
+    # -- snapping to a reference solution -----------------------------------
+    def snap(self, name: str, update: bool = True):
+        """Move the sliders to the Laplace / diagonal-KL / full-KL solution (one redraw)."""
+        if name not in ("laplace", "diagonal", "full"):
+            raise ValueError(f"name must be 'laplace', 'diagonal' or 'full', got {name!r}")
+        fit = getattr(self.fits, name)
+        values = sliders_from_gaussian(fit.mean, fit.cov)
+        self._holding = True
+        try:
+            for key, val in values.items():
+                self.controls[key].value = val
+            self.controls["snap"].value = name
+        finally:
+            self._holding = False
+        return self.update() if update else None
+
+    def _on_change(self, change) -> None:
+        if self._holding:
+            return
+        if change["owner"] is self.controls["snap"]:
+            if change["new"] != "custom":
+                self.snap(change["new"])
+            return
+        if self.controls["snap"].value != "custom":
+            self._holding = True
+            try:
+                self.controls["snap"].value = "custom"
+            finally:
+                self._holding = False
+        self.update()
+
+    # -- FigurePanel ---------------------------------------------------------
+    def compute(self, mean_u, mean_v, sd_u, sd_v, rho, snap):
+        mean, cov = gaussian_from_sliders(mean_u, mean_v, sd_u, sd_v, rho)
+        return bound_decomposition(self.post, mean, cov)
+
+    def draw(self, state: BoundDecomposition) -> None:
+        update_gaussian_ellipses(self._q, state.mean, state.cov)
+        update_bound_bars(self.bx, self._bars, state.log_evidence, {**self.references, "your Q": state.bound})
+
+    def format_readout(self, state: BoundDecomposition) -> str:
+        return (
+            f"ln P(D | α, β) = {state.log_evidence:.6f} (exact) &nbsp; = &nbsp; "
+            f"F[Q] = {state.bound:.6f} &nbsp; + &nbsp; KL(Q‖P) = {state.kl:.6f}"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Hyperparameters: Gamma updates (B&B §2.2) vs MacKay's evidence (§3)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HyperparameterComparison:
+    """Both methods on one data set, and the exact maximiser of ln P(D | α, β)."""
+
+    posterior: ToyPosterior
+    ensemble: HyperparameterRun
+    ensemble_diag: HyperparameterRun
+    evidence: EvidenceRun
+    grid: EvidenceGrid
+
+    def table(self) -> list[dict]:
+        """Rows (method, α, β, exact ln P(D | α, β) there)."""
+        rows = [("exact maximiser (grid + polish)", self.grid.alpha_max, self.grid.beta_max)]
+        rows.append(("MacKay evidence (Laplace)", self.evidence.alpha_final, self.evidence.beta_final))
+        rows.append(("ensemble, full Q (Gamma)", self.ensemble.alpha_final, self.ensemble.beta_final))
+        rows.append(("ensemble, diagonal Q (Gamma)", self.ensemble_diag.alpha_final,
+                     self.ensemble_diag.beta_final))
+        post = self.posterior
+        return [{"method": m, "alpha": a, "beta": b,
+                 "log_evidence": float(post.with_hyperparameters(alpha=a, beta=b).log_evidence)}
+                for m, a, b in rows]
+
+    def format_table(self) -> str:
+        """The table as fixed-precision text (4 significant digits)."""
+        lines = [f"{'method':34s} {'alpha':>9s} {'beta':>9s} {'ln P(D|a,b)':>12s}"]
+        for r in self.table():
+            lines.append(f"{r['method']:34s} {r['alpha']:9.4g} {r['beta']:9.4g} {r['log_evidence']:12.4f}")
+        return "\n".join(lines)
+
+
+def compare_hyperparameters(post: ToyPosterior | None = None, prior: GammaHyperprior | None = None,
+                            n_grid: int = 25, log_alpha_range=(-3.0, 5.0),
+                            log_beta_range=(1.0, 7.0)) -> HyperparameterComparison:
+    """Run both hyperparameter methods from the hyperprior means and brute-force the evidence maximum.
+
+    Both start at α = ab, β = cd (MacKay's run too, for a like-for-like
+    trajectory); MacKay's evidence uses the symmetry factor 2 (the mirror mode).
+    """
+    post = make_toy() if post is None else post
+    prior = GammaHyperprior() if prior is None else prior
+    n_grid = check.integer("n_grid", n_grid, low=3, high=200)
+    ens = fit_hyperparameters(post, prior, family="full")
+    ens_d = fit_hyperparameters(post, prior, family="diagonal")
+    ev = evidence_reestimation(post, alpha0=prior.alpha_mean, beta0=prior.beta_mean, symmetry_factor=2)
+    g = evidence_grid(post, np.linspace(*log_alpha_range, n_grid), np.linspace(*log_beta_range, n_grid))
+    return HyperparameterComparison(post, ens, ens_d, ev, g)
+
+
+def plot_trajectories(axes, comp: HyperparameterComparison):
+    """α and β against iteration (log scale) for both methods, with the exact maximiser dashed."""
+    ax_a, ax_b = axes
+    runs = [("ensemble", comp.ensemble, "ensemble, full Q"),
+            ("ensemble_diag", comp.ensemble_diag, "ensemble, diagonal Q"),
+            ("evidence", comp.evidence, "MacKay evidence")]
+    arts = []
+    for ax, attr, exact, name in ((ax_a, "alpha", comp.grid.alpha_max, "α"),
+                                  (ax_b, "beta", comp.grid.beta_max, "β")):
+        for key, run, label in runs:
+            y = np.append(getattr(run, attr), getattr(run, attr + "_final"))
+            arts += ax.plot(np.arange(y.size), y, "o-", ms=3, color=METHOD_COLORS[key], label=label)
+        arts.append(ax.axhline(exact, color=METHOD_COLORS["exact"], ls="--", lw=1,
+                               label="exact maximiser of ln P(D|α,β)"))
+        ax.set_yscale("log")
+        ax.set_xlabel("iteration")
+        ax.set_ylabel(name)
+        ax.set_title(f"{name} against iteration (start: hyperprior mean)")
+    ax_a.legend(loc="upper right")
+    return arts
+
+
+def trajectories_figure(comp: HyperparameterComparison):
+    fig, axes = new_figure(10.0, 3.8, ncols=2)
+    plot_trajectories(axes, comp)
+    return fig
+
+
+class HyperIterationPanel(FigurePanel):
+    """A slider over the iterations: posterior at (α_i, β_i), the fitted Gaussian, bound and evidence.
+
+    Left: the exact posterior at that iteration's α, β (it changes as they
+    change) with the Gaussian fitted there (ensemble: Q_i; evidence: Laplace's
+    N(w_MP, A⁻¹)). Right: per iteration, the full bound F[Q, R, S], the
+    fixed-hyperparameter bound F[Q], the exact ln P(D | α_i, β_i) and (for
+    MacKay) the Laplace log evidence (20), with the current iteration marked.
+
+    Parameters
+    ----------
+    comp : HyperparameterComparison, optional
+        Default :func:`compare_hyperparameters` with a small grid.
+    """
+
+    def __init__(self, comp: HyperparameterComparison | None = None):
+        self.comp = compare_hyperparameters(n_grid=5) if comp is None else comp
+        post = self.comp.posterior
+        runs = (self.comp.ensemble, self.comp.evidence)
+        exts = [post.with_hyperparameters(alpha=a, beta=b).extent()
+                for run in runs for a, b in zip(run.alpha, run.beta)]
+        exts = np.abs(np.array(exts)).max(axis=0)
+        self.extent = (-exts[1], exts[1], -exts[3], exts[3])
+        fig, (ax, bx) = new_figure(10.0, 4.2, ncols=2)
+        self.ax, self.bx = ax, bx
+        self._contours = []
+        self._gauss = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), color=COLORS["full"])
+        self._title = ax.set_title(" ")
+        ax.set_xlabel("u (input-to-hidden weight)")
+        ax.set_ylabel("v (hidden-to-output weight)")
+        self._lines = {}
+        for key, style in (("bound_full", "-"), ("bound_q", "-."), ("exact", "--"), ("laplace", ":")):
+            (self._lines[key],) = bx.plot([], [], style, marker="o", ms=3, label=key)
+        self._marker = bx.axvline(0, color="0.5", lw=1)
+        self._legend = bx.legend(loc="lower right")
+        bx.set_xlabel("iteration")
+        bx.set_ylabel("nats")
+        n_max = max(run.n_iter for run in runs)
+        controls = {
+            "method": w.ToggleButtons(options=[("ensemble (Gamma, full Q)", "ensemble"),
+                                               ("MacKay evidence (Laplace)", "evidence")],
+                                      value="ensemble", description="method"),
+            "iteration": w.IntSlider(value=0, min=0, max=n_max - 1, description="iteration",
+                                     continuous_update=False),
+        }
+        # draw a representative state first: the base class lays the figure out once
+        self.draw(self.compute("ensemble", 0))
+        super().__init__(controls, fig, columns=2)
+
+    def compute(self, method, iteration):
+        if method not in ("ensemble", "evidence"):
+            raise ValueError(f"method must be 'ensemble' or 'evidence', got {method!r}")
+        run = self.comp.ensemble if method == "ensemble" else self.comp.evidence
+        i = min(check.integer("iteration", iteration, low=0), run.n_iter - 1)
+        post = self.comp.posterior.with_hyperparameters(alpha=run.alpha[i], beta=run.beta[i])
+        return {"method": method, "i": i, "run": run, "grid": post.grid(n=91, extent=self.extent),
+                "alpha": float(run.alpha[i]), "beta": float(run.beta[i]),
+                "mean": run.means[i], "cov": run.covs[i]}
+
+    def draw(self, s) -> None:
+        for c in self._contours:
+            c.remove()
+        self._contours = plot_posterior_contours(self.ax, s["grid"])
+        color = COLORS["full"] if s["method"] == "ensemble" else COLORS["laplace"]
+        update_gaussian_ellipses(self._gauss, s["mean"], s["cov"])
+        for a in self._gauss:
+            a.set_color(color)
+        self._title.set_text(f"iteration {s['i']}: α = {s['alpha']:.4g}, β = {s['beta']:.4g}")
+        run = s["run"]
+        it = np.arange(run.n_iter)
+        if s["method"] == "ensemble":
+            series = {"bound_full": (run.bound, "F[Q,R,S] (full bound)"),
+                      "bound_q": (run.bound_q, "F[Q] at (ᾱ, β̄)"),
+                      "exact": (run.log_evidence, "ln P(D|α,β) exact"),
+                      "laplace": (np.full(run.n_iter, np.nan), "")}
+        else:
+            series = {"bound_full": (np.full(run.n_iter, np.nan), ""),
+                      "bound_q": (np.full(run.n_iter, np.nan), ""),
+                      "exact": (run.log_evidence_exact, "ln P(D|α,β) exact"),
+                      "laplace": (run.log_evidence, "Laplace log evidence (20)")}
+        for key, (y, label) in series.items():
+            self._lines[key].set_data(it, y)
+            self._lines[key].set_label(label or "_hidden")
+        self._legend.remove()
+        self._legend = self.bx.legend(loc="lower right")
+        self._marker.set_xdata([s["i"], s["i"]])
+        ys = np.concatenate([y for y, _ in series.values()])
+        ys = ys[np.isfinite(ys)]
+        lo, hi = float(ys.min()), float(ys.max())
+        pad = 0.08 * max(hi - lo, 1.0)
+        self.bx.set_xlim(-0.5, max(run.n_iter - 0.5, 1.0))
+        self.bx.set_ylim(lo - pad, hi + pad)
+        self.bx.set_title("bound and log evidence per iteration")
+
+    def format_readout(self, s) -> str:
+        run, i = s["run"], s["i"]
+        if s["method"] == "ensemble":
+            extra = (f"F[Q,R,S] = {run.bound[i]:.5f}, F[Q] = {run.bound_q[i]:.5f}, "
+                     f"KL(Q‖P) = {run.kl[i]:.5f}")
+        else:
+            extra = f"γ = {run.gamma[i]:.4f}, Laplace ln P(D) (20) = {run.log_evidence[i]:.5f}"
+        return html.escape(
+            f"iteration {i} of {run.n_iter - 1}: α = {s['alpha']:.5g}, β = {s['beta']:.5g}; "
+            f"exact ln P(D|α,β) = {(run.log_evidence if s['method'] == 'ensemble' else run.log_evidence_exact)[i]:.5f}; "
+            + extra
+        )
+
+
+# ---------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------
+
+def bound_figure(post: ToyPosterior | None = None):
+    """The static Fig. 1: posterior with the three fits, and their bars F[Q] → ln P(D)."""
+    post = make_toy() if post is None else post
+    fits = fit_all(post)
+    fig, (ax, bx) = new_figure(10.0, 4.2, ncols=2, gridspec_kw={"width_ratios": [1.25, 1.0]})
+    plot_posterior_contours(ax, post.grid(n=121))
+    for key in ("laplace", "diagonal", "full"):
+        fit = getattr(fits, key)
+        plot_gaussian_ellipses(ax, fit.mean, fit.cov, n_sigmas=(1, 2), color=COLORS[key], label=LABELS[key])
+    ax.legend(loc="lower right")
+    ax.set_title(f"toy posterior (α = {post.alpha:g}, β = {post.beta:g}) and three Gaussians Q")
+    plot_bound_bars(bx, post.log_evidence, {k: getattr(fits, k).bound for k in ("laplace", "diagonal", "full")})
+    return fig, fits
+
+
+def write_figures(outdir) -> list[Path]:
+    """Write ``bound_fig1.png`` and ``hyperparameter_trajectories.png`` into ``outdir``."""
+    outdir = Path(outdir)
+    fig, _ = bound_figure()
+    p1 = outdir / "bound_fig1.png"
+    p1.write_bytes(figure_png(fig))
+    comp = compare_hyperparameters()
+    p2 = outdir / "hyperparameter_trajectories.png"
+    p2.write_bytes(figure_png(trajectories_figure(comp)))
+    return [p1, p2]
