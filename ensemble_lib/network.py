@@ -17,7 +17,8 @@ Packing of the weights
 i.e. ``w[:H*d].reshape(H, d)`` holds the input-to-hidden weights, row ``i``
 being ``u_i``, and ``w[H*d:]`` the hidden-to-output weights ``v``
 (:func:`pack_weights`, :func:`unpack_weights`). For ``H = d = 1`` this is the
-toy's ``w = (u, v)``.
+toy's ``w = (u, v)``. (Appendix A.3 of the paper orders w the other way,
+``({v_k}, {u_k})``; only the documented packing here matters.)
 
 The expected error under Q = N(w̄, C) (eqs 20–24)
 --------------------------------------------------
@@ -292,7 +293,7 @@ def _psi_derivatives(m1, m2, S11, S12, S22, max_order: int, n_quad: int) -> dict
     # The Wick terms are monomials P11^a P12^b y1^e1 y2^e2 (P22 = P11); each
     # monomial times the weighted kernel is built once (by one multiplication
     # from a smaller one) and summed over the nodes once.
-    factors = ((P11, 0), (P12, 1), (y1, 2), (y2, 3))
+    factors = (P11, P12, y1, y2)
     unreduced = {(0, 0, 0, 0): kernel}
     reduced = {}
 
@@ -305,7 +306,7 @@ def _psi_derivatives(m1, m2, S11, S12, S22, max_order: int, n_quad: int) -> dict
         if key not in unreduced:
             j = next(i for i in (3, 2, 1, 0) if key[i] > 0)
             smaller = key[:j] + (key[j] - 1,) + key[j + 1:]
-            unreduced[key] = monomial(smaller) * factors[j][0]
+            unreduced[key] = monomial(smaller) * factors[j]
         return unreduced[key]
 
     out = {}

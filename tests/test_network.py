@@ -261,8 +261,7 @@ def test_expectations_agree_with_monte_carlo(H, d):
     np.testing.assert_allclose(nw.predictive_mean(mean, cov, X, H), f1, rtol=1e-12, atol=1e-14)
     var = nw.predictive_variance(mean, cov, X, H)
     np.testing.assert_allclose(var, f2 - f1**2, rtol=1e-10, atol=1e-13)
-    # the Monte Carlo variance of f is also matched (s.e. of a variance via the delta method is
-    # not needed: the test above on ⟨f²⟩ and ⟨f⟩ implies it)
+    # with a noise precision β the predictive variance gains exactly 1/β
     np.testing.assert_allclose(
         nw.predictive_variance(mean, cov, X, H, beta=4.0), var + 0.25, rtol=1e-12
     )
