@@ -364,7 +364,7 @@ class HyperIterationPanel(FigurePanel):
                 for run in runs for a, b in zip(run.alpha, run.beta)]
         exts = np.abs(np.array(exts)).max(axis=0)
         self.extent = (-exts[1], exts[1], -exts[3], exts[3])
-        fig, (ax, bx) = new_figure(10.0, 4.2, ncols=2)
+        fig, (ax, bx) = new_figure(9.0, 3.6, ncols=2)
         self.ax, self.bx = ax, bx
         self._contours = []
         self._gauss = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), color=COLORS["full"])
@@ -396,7 +396,7 @@ class HyperIterationPanel(FigurePanel):
         run = self.comp.ensemble if method == "ensemble" else self.comp.evidence
         i = min(check.integer("iteration", iteration, low=0), run.n_iter - 1)
         post = self.comp.posterior.with_hyperparameters(alpha=run.alpha[i], beta=run.beta[i])
-        return {"method": method, "i": i, "run": run, "grid": post.grid(n=91, extent=self.extent),
+        return {"method": method, "i": i, "run": run, "grid": post.grid(n=71, extent=self.extent),
                 "alpha": float(run.alpha[i]), "beta": float(run.beta[i]),
                 "mean": run.means[i], "cov": run.covs[i]}
 
