@@ -7,7 +7,7 @@ gradient come from the model's ``expected_energy`` (∂/∂w̄ and the symmetric
 ∂/∂C) plus the entropy term ``−½ ln|C|`` (gradient ``−½ C⁻¹``), and are
 mapped to the family's unconstrained parameters by the chain rule
 (:class:`~ensemble_lib.gaussian.CovarianceFamily`). ``scipy.optimize``
-(BFGS) does the search.
+(BFGS for small problems, L-BFGS-B for large ones) does the search.
 
 Families: ``"full"`` (any C), ``"factor"`` (eq. 26 with rank s),
 ``"diagonal"`` (s = 0).
@@ -15,12 +15,21 @@ Families: ``"full"`` (any C), ``"factor"`` (eq. 26 with rank s),
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import optimize
 
 from .gaussian import LOG_2PI, CovarianceFamily
+
+
+#: up to this many parameters, BFGS + gradient polish; above, L-BFGS-B
+_SMALL = 40
+
+
+class KLFitWarning(UserWarning):
+    """The KL optimisation stopped before reaching its tolerance."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,7 @@ def kl_fit(
     gtol: float = 1e-9,
     maxiter: int = 2000,
     symmetric: bool | None = None,
+    callback=None,
 ) -> KLFit:
     """Fit Q = N(w̄, C) by minimising KL(Q‖P) within a covariance family.
 
@@ -166,7 +176,17 @@ def kl_fit(
         from the best Gaussian centred at the origin (:func:`centred_fit_start`).
         Default: True for a 2-parameter ``ToyPosterior``.
     gtol : float
-        Gradient-norm tolerance for BFGS.
+        Gradient-norm tolerance. Small problems (≤ 40 parameters) run BFGS and
+        then polish the gradient to ``gtol``; larger ones (a network's full
+        covariance has k(k+1)/2 of them) run L-BFGS-B with a per-component
+        tolerance of ``max(gtol, 1e-6)`` and no polish.
+    callback : callable, optional
+        Called with the parameter vector after each iteration (progress bars).
+
+    Warns
+    -----
+    KLFitWarning
+        When the optimiser stops before reaching the tolerance.
 
     Returns
     -------
@@ -185,20 +205,37 @@ def kl_fit(
         if fam.name != "full":
             second_moment = np.diag(np.diag(second_moment))
         starts.append(centred_fit_start(post, fam, second_moment))
+    small = fam.n_params <= _SMALL
     best = None
     for mean0, cov0 in starts:
         theta0 = fam.pack(mean0, cov0)
-        # BFGS to a moderate tolerance (its line search wastes evaluations once
-        # the objective's changes reach round-off), then polish to ``gtol``
-        res = optimize.minimize(
-            fun, theta0, jac=True, method="BFGS",
-            options={"gtol": max(gtol, 1e-6), "maxiter": maxiter},
-        )
+        if small:
+            # BFGS to a moderate tolerance (its line search wastes evaluations once
+            # the objective's changes reach round-off), then polish to ``gtol``
+            res = optimize.minimize(
+                fun, theta0, jac=True, method="BFGS", callback=callback,
+                options={"gtol": max(gtol, 1e-6), "maxiter": maxiter},
+            )
+        else:
+            res = optimize.minimize(
+                fun, theta0, jac=True, method="L-BFGS-B", callback=callback,
+                options={"gtol": max(gtol, 1e-6), "ftol": 1e-14, "maxiter": maxiter, "maxcor": 30},
+            )
         if np.isfinite(res.fun) and (best is None or res.fun < best.fun):
             best = res
     if best is None:
         raise RuntimeError("kl_fit: every start failed (the objective was not finite)")
-    theta, g = _newton_polish(fun, best.x, best.jac, gtol, hess_inv=getattr(best, "hess_inv", None))
+    if small:
+        theta, g = _newton_polish(fun, best.x, best.jac, gtol, hess_inv=best.hess_inv)
+        converged = bool(np.linalg.norm(g) <= 10 * gtol)
+    else:
+        theta, g = best.x, best.jac
+        converged = bool(best.success)
+    if not converged:
+        warnings.warn(
+            f"kl_fit ({fam.name}, s={fam.rank}) stopped before converging: gradient norm "
+            f"{np.linalg.norm(g):.2e} ({best.message})", KLFitWarning, stacklevel=2,
+        )
     obj = float(fun(theta)[0])
     mean, cov = fam.unpack(theta)
     try:
@@ -210,6 +247,6 @@ def kl_fit(
     gnorm = float(np.linalg.norm(g))
     return KLFit(
         mean=mean, cov=cov, kl=float(kl), bound=float(bound), family=fam.name, rank=fam.rank,
-        n_iter=int(best.nit), grad_norm=gnorm, converged=bool(gnorm <= 10 * gtol or best.success),
+        n_iter=int(best.nit), grad_norm=gnorm, converged=converged,
         theta=theta,
     )
