@@ -28,5 +28,6 @@ from .bound_lesson import BoundPanel, HyperIterationPanel, compare_hyperparamete
 from .evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
 from .hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters, full_bound, gamma_updates  # noqa: E501
 from .network import NetworkPosterior, add_bias, expected_data_error, network_jacobian, network_output, output_moments, pack_weights, predictive_mean, predictive_variance, unpack_weights  # noqa: E501
+from .svi import SVIHistory, reparam_gradient, svi_fit
 
 __version__ = "0.1.0"

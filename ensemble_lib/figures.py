@@ -16,6 +16,7 @@ from pathlib import Path
 WRITERS = [
     "ensemble_lib.toy_study",
     "ensemble_lib.bound_lesson",
+    "ensemble_lib.svi_lesson",
 ]
 
 DEFAULT_OUTDIR = Path(__file__).resolve().parent.parent / "figures"

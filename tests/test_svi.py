@@ -207,3 +207,73 @@ def test_bad_input_is_refused_with_the_arguments_name(post, kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         svi_fit(post, **args)
+
+
+# ---------------------------------------------------------------------------
+# the lesson: panel, slider ranges, figures
+# ---------------------------------------------------------------------------
+
+from ensemble_lib import svi_lesson  # noqa: E402
+from ensemble_lib.svi_lesson import SVIExplorer, running_mean  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def panel(post):
+    p = SVIExplorer(post)
+    p.update()
+    return p
+
+
+@pytest.mark.parametrize(
+    "name,value",
+    [("step_size", 0.01), ("n_samples", 16), ("schedule", "decaying"), ("family", "diagonal"),
+     ("seed", 3)],
+)
+def test_each_control_changes_the_figure_and_the_readout(panel, name, value):
+    before_png, before_text = panel.image.value, panel.readout.value
+    n0 = panel.n_updates
+    panel.controls[name].value = value
+    assert panel.n_updates == n0 + 1, "the control did not trigger a recompute"
+    assert panel.last_error is None
+    assert panel.image.value != before_png
+    assert panel.readout.value != before_text
+    assert "quadrature optimum" in panel.readout.value
+
+
+def test_panel_optima_are_the_quadrature_fits(panel, optimum):
+    for fam in ("full", "diagonal"):
+        assert panel.optima[fam].kl == pytest.approx(optimum[fam].kl, abs=1e-8)
+
+
+def test_every_control_value_gives_a_finite_run(post, optimum):
+    lo, hi = svi_lesson.STEP_RANGE
+    S_opts = svi_lesson.SAMPLE_OPTIONS
+    corners = itertools.product((lo, hi), (S_opts[0], S_opts[-1]), ("fixed", "decaying"),
+                                ("full", "diagonal"))
+    rng = np.random.default_rng(99)
+    randoms = [(10 ** rng.uniform(np.log10(lo), np.log10(hi)), int(rng.choice(S_opts)),
+                str(rng.choice(["fixed", "decaying"])), str(rng.choice(["full", "diagonal"])))
+               for _ in range(4)]
+    for a, S, schedule, family in list(corners) + randoms:
+        h = svi_fit(post, family, rng=np.random.default_rng(0), n_samples=S, step_size=a,
+                    schedule=schedule, n_iter=svi_lesson.PANEL_N_ITER, kl_every=50,
+                    tau=svi_lesson.DEFAULT_TAU, kappa=svi_lesson.DEFAULT_KAPPA,
+                    init=svi_lesson.LESSON_START)
+        assert np.all(np.isfinite(h.kl)) and np.all(np.isfinite(h.thetas)), (a, S, schedule, family)
+        assert np.min(h.kl) >= optimum[family].kl - 1e-7
+
+
+def test_running_mean_against_a_loop():
+    y = np.random.default_rng(0).normal(size=57)
+    got = running_mean(y, 0.2)
+    for i in range(1, y.size + 1):
+        n = max(int(np.ceil(0.2 * i)), 1)
+        assert got[i - 1] == pytest.approx(y[i - n:i].mean(), rel=1e-12, abs=1e-12)
+
+
+def test_iteration_figure_is_byte_stable(tmp_path):
+    a = svi_lesson.write_figures(tmp_path / "a")
+    b = svi_lesson.write_figures(tmp_path / "b")
+    assert [p.name for p in a] == ["svi_kl_vs_iteration.png", "svi_kl_vs_time.png"]
+    assert a[0].read_bytes() == b[0].read_bytes()
+    assert b[1].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,336 @@
+"""Lesson 5: deterministic vs stochastic VI on the toy of Barber & Bishop (1998), §2–2.1.
+
+The same objective, KL(Q‖P) of eq. (16) over Gaussians Q (eqs 17–20), fitted two ways:
+
+* by :func:`~ensemble_lib.kl_fit.kl_fit`: exact expectations by Gauss–Hermite
+  quadrature and exact gradients, BFGS plus a polish (deterministic);
+* by :func:`~ensemble_lib.svi.svi_fit`: Monte Carlo reparameterisation
+  gradients with S draws per step and Adam, with a fixed or a decaying step.
+
+This module holds what the notebook and the figures share:
+
+* :data:`LESSON_START`, a deliberately poor start used by both methods;
+* :func:`run_comparison`: the exact fit and SVI for S ∈ {1, 16} × {fixed, decaying};
+* :func:`plot_kl_vs_iteration`, :func:`plot_kl_vs_time`: the exact KL of each run;
+* :class:`SVIExplorer`: sliders for the step size a, samples S, schedule, family
+  and seed;
+* :func:`write_figures`: ``figures/svi_kl_vs_iteration.png`` and
+  ``figures/svi_kl_vs_time.png``.
+
+Code names: ``step_size`` = a, ``n_samples`` = S, ``tau`` = τ, ``kappa`` = κ,
+``kl_opt`` = the quadrature optimum's KL.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import ipywidgets as w
+import numpy as np
+
+from . import _validation as check
+from .kl_fit import KLFit, kl_fit
+from .plotting import figure_png, new_figure
+from .svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit
+from .toy_study import PAPER_PRESET, make_posterior
+from .widgets import FigurePanel
+
+#: Both methods start from this Q (a broad Gaussian in the generating quadrant,
+#: far from the optimum, as a black-box SVI start would be): (mean, cov).
+LESSON_START = (np.array([-0.5, -2.0]), np.diag([0.05, 0.5]))
+#: The lesson's SVI settings: Adam step a, decay time τ and exponent κ (ρ_t = a/(1 + t/τ)^κ).
+DEFAULT_STEP = 0.05
+DEFAULT_TAU = 200.0
+DEFAULT_KAPPA = 1.0
+#: Steps of each run in the notebook and figures, and in the panel (kept short for speed).
+N_ITER = 3000
+PANEL_N_ITER = 1200
+#: Figures measured elsewhere with other libraries on this toy (quoted, not recomputed here).
+NUMPYRO_SECONDS = 1.0
+NUMPYRO_FLOOR = (0.02, 0.08)
+PYMC_ADVI_SECONDS = (2.0, 6.0)
+
+#: Slider ranges (every value gives a finite run: Adam's steps are bounded by a).
+STEP_RANGE = (0.002, 0.2)
+SAMPLE_OPTIONS = (1, 2, 4, 8, 16, 32)
+SEED_RANGE = (0, 50)
+
+#: Line style per schedule and colour per number of samples, in every plot.
+_STYLE = {"fixed": "-", "decaying": "--"}
+_COLOR = {1: "#ff7f0e", 16: "#1f77b4"}
+
+
+def lesson_posterior():
+    """The toy posterior of lesson 1's paper-like preset (6 points, β = 100)."""
+    return make_posterior(**PAPER_PRESET)
+
+
+def exact_fit(post, family: str = "full", init=LESSON_START) -> KLFit:
+    """The quadrature optimum from the same start as SVI (the global one: the centred start is also tried)."""
+    return kl_fit(post, family, init=[init])
+
+
+@dataclass(frozen=True)
+class SVIComparison:
+    """The exact fit and the SVI runs of :func:`run_comparison`.
+
+    ``runs`` maps ``(n_samples, schedule)`` to an :class:`~ensemble_lib.svi.SVIHistory`;
+    ``exact_seconds`` is the median wall time of the exact fit (measured, varies by machine).
+    """
+
+    exact: KLFit
+    exact_seconds: float
+    runs: dict
+
+    @property
+    def kl_opt(self) -> float:
+        return float(self.exact.kl)
+
+    def floors(self, fraction: float = 0.5) -> dict:
+        """(S, schedule) → mean excess KL over the last ``fraction`` of each run (the noise floor)."""
+        return {key: h.tail_kl(fraction) - self.kl_opt for key, h in self.runs.items()}
+
+
+def run_comparison(post=None, family: str = "full", *, rng: np.random.Generator,
+                   step_size: float = DEFAULT_STEP, n_iter: int = N_ITER, samples=(1, 16),
+                   schedules=SCHEDULES, kl_every: int = 10, timing_repeats: int = 3) -> SVIComparison:
+    """Fit the toy exactly and by SVI for every (S, schedule) from :data:`LESSON_START`.
+
+    Each SVI run draws from its own child of ``rng`` (``rng.spawn``), so the
+    whole comparison is a deterministic function of ``rng``'s state.
+    """
+    post = lesson_posterior() if post is None else post
+    rng = check.generator("rng", rng)
+    timing_repeats = check.integer("timing_repeats", timing_repeats, low=1, high=100)
+    times = []
+    for _ in range(timing_repeats):
+        t0 = time.perf_counter()
+        exact = exact_fit(post, family)
+        times.append(time.perf_counter() - t0)
+    keys = [(int(s), str(sch)) for s in samples for sch in schedules]
+    children = rng.spawn(len(keys))
+    runs = {
+        (s, sch): svi_fit(post, family, rng=child, n_samples=s, step_size=step_size, schedule=sch,
+                          n_iter=n_iter, tau=DEFAULT_TAU, kappa=DEFAULT_KAPPA, kl_every=kl_every,
+                          init=LESSON_START)
+        for (s, sch), child in zip(keys, children)
+    }
+    return SVIComparison(exact, float(np.median(times)), runs)
+
+
+# ---------------------------------------------------------------------------
+# Plots
+# ---------------------------------------------------------------------------
+
+def _run_label(h: SVIHistory) -> str:
+    return f"SVI, S = {h.n_samples}, {h.schedule} step"
+
+
+def running_mean(y, fraction: float = 0.2) -> np.ndarray:
+    """At record i, the mean of the last ⌈fraction·i⌉ values: the level a trace jitters about.
+
+    The window grows with the record index, so early descent is not smeared
+    (records are equally spaced in iterations; the plots use log axes).
+    """
+    y = np.asarray(y, dtype=float)
+    fraction = check.positive("fraction", fraction, upper=1.0)
+    c = np.concatenate([[0.0], np.cumsum(y)])
+    i = np.arange(1, y.size + 1)
+    lo = i - np.maximum(np.ceil(fraction * i).astype(int), 1)
+    return (c[i] - c[lo]) / (i - lo)
+
+
+def _plot_run(ax, x, y, h: SVIHistory):
+    """One run: the raw trace, thin and pale, and its running mean on top."""
+    color = _COLOR.get(h.n_samples, "0.3")
+    raw = ax.plot(x, y, _STYLE[h.schedule], color=color, lw=0.5, alpha=0.35)
+    smooth = ax.plot(x, running_mean(y), _STYLE[h.schedule], color=color, lw=1.6,
+                     label=_run_label(h))
+    return raw + smooth
+
+
+def plot_kl_vs_iteration(ax, runs: dict, kl_opt: float, excess: bool = False):
+    """Exact KL(Q‖P) of each SVI run against iteration (log y), with the quadrature optimum.
+
+    With ``excess=True`` plots KL − KL_opt on log–log axes instead, with the
+    noise-floor band measured elsewhere for NumPyro at a fixed step.
+    """
+    artists = []
+    for h in runs.values():
+        y = h.kl - kl_opt if excess else h.kl
+        x = np.maximum(h.iterations, 1) if excess else h.iterations
+        artists += _plot_run(ax, x, np.maximum(y, 1e-6) if excess else y, h)
+    if excess:
+        artists.append(ax.axhspan(*NUMPYRO_FLOOR, color="0.85", zorder=0,
+                                  label="NumPyro fixed-step floor (quoted)"))
+        ax.set_xscale("log")
+        ax.set_ylabel("KL(Q‖P) − quadrature optimum (nats)")
+    else:
+        artists.append(ax.axhline(kl_opt, color="k", lw=1.0, ls=":",
+                                  label=f"quadrature optimum {kl_opt:.3f}"))
+        ax.set_ylabel("exact KL(Q‖P) (nats)")
+    ax.set_yscale("log")
+    ax.set_xlabel("iteration")
+    return artists
+
+
+def plot_kl_vs_time(ax, runs: dict, kl_opt: float, exact_seconds: float):
+    """KL − KL_opt of each SVI run against its wall time (log–log), and the exact fit's cost."""
+    artists = []
+    for h in runs.values():
+        keep = h.iterations > 0
+        artists += _plot_run(ax, h.time_s[keep], np.maximum(h.kl[keep] - kl_opt, 1e-6), h)
+    artists.append(ax.axvline(exact_seconds, color="k", lw=1.0, ls=":",
+                              label="exact (quadrature) fit: done, to 1e-9 in the gradient"))
+    artists.append(ax.axhspan(*NUMPYRO_FLOOR, color="0.85", zorder=0,
+                              label="NumPyro fixed-step floor (quoted)"))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("wall time of the optimisation (s)")
+    ax.set_ylabel("KL(Q‖P) − quadrature optimum (nats)")
+    return artists
+
+
+def comparison_figures(comp: SVIComparison):
+    """The two lesson figures: (KL and excess KL vs iteration), (excess KL vs wall time)."""
+    fig1, (ax1, ax2) = new_figure(10.0, 4.2, ncols=2)
+    plot_kl_vs_iteration(ax1, comp.runs, comp.kl_opt)
+    plot_kl_vs_iteration(ax2, comp.runs, comp.kl_opt, excess=True)
+    ax1.legend(loc="upper right")
+    ax1.set_title("exact KL of the SVI iterates (pale: raw; bold: running mean)")
+    ax2.set_title("distance from the optimum: the noise floor")
+    fig2, ax3 = new_figure(6.4, 4.5)
+    plot_kl_vs_time(ax3, comp.runs, comp.kl_opt, comp.exact_seconds)
+    ax3.legend(loc="lower left", fontsize=7)
+    ax3.set_title("cost: SVI against the exact fit")
+    return fig1, fig2
+
+
+# ---------------------------------------------------------------------------
+# The interactive panel
+# ---------------------------------------------------------------------------
+
+def _controls():
+    style = {"description_width": "initial"}
+    return {
+        "step_size": w.FloatLogSlider(value=DEFAULT_STEP, base=10, min=np.log10(STEP_RANGE[0]),
+                                      max=np.log10(STEP_RANGE[1]), step=0.1, description="step size a",
+                                      readout_format=".3f", style=style, continuous_update=False),
+        "n_samples": w.SelectionSlider(options=list(SAMPLE_OPTIONS), value=1, description="samples S",
+                                       style=style, continuous_update=False),
+        "schedule": w.ToggleButtons(options=list(SCHEDULES), value="fixed", description="schedule",
+                                    style=style),
+        "family": w.ToggleButtons(options=list(SVI_FAMILIES), value="full", description="Q", style=style),
+        "seed": w.IntSlider(value=0, min=SEED_RANGE[0], max=SEED_RANGE[1], description="seed of the draws",
+                            style=style, continuous_update=False),
+    }
+
+
+class SVIExplorer(FigurePanel):
+    """Sliders for a, S, schedule, family and seed; the exact KL of the SVI iterates, live.
+
+    Left: exact KL against iteration (log scale) with the quadrature optimum as
+    a horizontal line. Right: the excess over the optimum (log–log), where the
+    noise floor of a fixed step shows. Each step runs :data:`PANEL_N_ITER`
+    SVI steps from :data:`LESSON_START`; the optima are computed once.
+    """
+
+    def __init__(self, post=None):
+        self.post = lesson_posterior() if post is None else post
+        self.optima = {}
+        self.exact_seconds = {}
+        for fam in SVI_FAMILIES:
+            t0 = time.perf_counter()
+            self.optima[fam] = exact_fit(self.post, fam)
+            self.exact_seconds[fam] = time.perf_counter() - t0
+        fig, (ax1, ax2) = new_figure(10.0, 4.0, ncols=2)
+        self.ax_kl, self.ax_excess = ax1, ax2
+        (self._line_kl,) = ax1.plot([1, PANEL_N_ITER], [1, 1], color=_COLOR[1], lw=1.1)
+        self._opt_line = ax1.axhline(1.0, color="k", lw=1.0, ls=":", label="quadrature optimum")
+        (self._line_ex,) = ax2.plot([1, PANEL_N_ITER], [1, 1], color=_COLOR[1], lw=1.1)
+        ax2.axhspan(*NUMPYRO_FLOOR, color="0.85", zorder=0, label="NumPyro fixed-step floor (quoted)")
+        ax1.set_yscale("log")
+        ax1.set_xlim(0, PANEL_N_ITER)
+        ax1.set_xlabel("iteration")
+        ax1.set_ylabel("exact KL(Q‖P) (nats)")
+        ax2.set_xscale("log")
+        ax2.set_yscale("log")
+        ax2.set_xlim(1, PANEL_N_ITER)
+        ax2.set_ylim(1e-4, 1e3)
+        ax2.set_xlabel("iteration")
+        ax2.set_ylabel("KL − optimum (nats)")
+        self._legend = ax1.legend(loc="upper right")
+        ax2.legend(loc="lower left")
+        self._title = ax1.set_title(" ")
+        super().__init__(_controls(), fig)
+
+    def compute(self, step_size, n_samples, schedule, family, seed):
+        seed = check.integer("seed", seed, low=0)
+        h = svi_fit(self.post, family, rng=np.random.default_rng(seed), n_samples=n_samples,
+                    step_size=step_size, schedule=schedule, n_iter=PANEL_N_ITER, tau=DEFAULT_TAU,
+                    kappa=DEFAULT_KAPPA, kl_every=10, init=LESSON_START)
+        return h
+
+    def draw(self, h: SVIHistory) -> None:
+        kl_opt = self.optima[h.family].kl
+        color = _COLOR.get(h.n_samples, "#7f7f7f")
+        self._line_kl.set_data(h.iterations, h.kl)
+        self._line_ex.set_data(np.maximum(h.iterations, 1), np.maximum(h.kl - kl_opt, 1e-6))
+        for line in (self._line_kl, self._line_ex):
+            line.set_color(color)
+            line.set_linestyle(_STYLE[h.schedule])
+        self._opt_line.set_ydata([kl_opt, kl_opt])
+        self._legend.get_texts()[0].set_text(f"quadrature optimum {kl_opt:.3f}")
+        top = max(float(np.max(h.kl)), 2.0 * kl_opt)
+        self.ax_kl.set_ylim(0.8 * kl_opt, 1.3 * top)
+        self._title.set_text(f"{h.family} Q, S = {h.n_samples}, a = {h.step_size:.3g}, {h.schedule} step")
+
+    def format_readout(self, h: SVIHistory) -> str:
+        kl_opt = self.optima[h.family].kl
+        rows = [
+            ("exact KL at the start", f"{h.kl[0]:.4f}"),
+            (f"exact KL after {h.n_iter} SVI steps", f"{h.final_kl:.4f}"),
+            ("mean KL over the last half (the level it jitters about)", f"{h.tail_kl(0.5):.4f}"),
+            ("quadrature optimum", f"{kl_opt:.4f}"),
+            ("SVI noise floor (last half − optimum)", f"{h.tail_kl(0.5) - kl_opt:.4f}"),
+            ("wall time: SVI steps / exact fit", f"{h.time_s[-1] * 1e3:.0f} ms / "
+                                                  f"{self.exact_seconds[h.family] * 1e3:.0f} ms"),
+        ]
+        body = "".join(f"<tr><td>{html.escape(a)}</td><td>{b}</td></tr>" for a, b in rows)
+        return f"<table>{body}</table>"
+
+
+# ---------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------
+
+#: Seed of the draws in the figures.
+FIGURE_SEED = 5
+
+
+def write_figures(outdir) -> list[Path]:
+    """Write ``svi_kl_vs_iteration.png`` and ``svi_kl_vs_time.png`` into ``outdir``.
+
+    The iteration figure is byte-stable on rerun. The time figure shows
+    measured wall times, so it differs (slightly) from run to run and machine
+    to machine; that is its content.
+    """
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    comp = run_comparison(rng=np.random.default_rng(FIGURE_SEED))
+    fig1, fig2 = comparison_figures(comp)
+    p1 = outdir / "svi_kl_vs_iteration.png"
+    p1.write_bytes(figure_png(fig1))
+    p2 = outdir / "svi_kl_vs_time.png"
+    p2.write_bytes(figure_png(fig2))
+    return [p1, p2]
+
+
+__all__ = [
+    "LESSON_START", "SVIComparison", "SVIExplorer", "run_comparison", "exact_fit", "lesson_posterior",
+    "plot_kl_vs_iteration", "plot_kl_vs_time", "comparison_figures", "write_figures",
+    "NUMPYRO_SECONDS", "NUMPYRO_FLOOR", "PYMC_ADVI_SECONDS",
+]
