@@ -24,6 +24,7 @@ from .toy import PosteriorGrid, ToyPosterior
 
 # lessons add their public names below (one import line per module)
 # -- lesson imports --
+from .mackay_gaussian import FIG1 as MACKAY_FIG1, EnsembleIterate, EnsembleRun, MacKayGaussian, MuSigmaGrid, gaussian_log_likelihood  # noqa: E501
 from .bound_lesson import BoundPanel, HyperIterationPanel, compare_hyperparameters
 from .evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
 from .hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters, full_bound, gamma_updates  # noqa: E501

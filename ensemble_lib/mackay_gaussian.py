@@ -1,0 +1,614 @@
+r"""Inferring a Gaussian's mean and standard deviation: MacKay (1995), §2–3.
+
+D. J. C. MacKay, *Developments in Probabilistic Modelling with Neural
+Networks — Ensemble Learning* (1995). Data :math:`x_1..x_N` from
+Normal(μ, σ²); improper priors flat in μ and 1/σ in σ.
+
+What is implemented (paper equation → code):
+
+* sufficient statistics (4), (7): ``N``, ``xbar`` = x̄, ``S`` = Σ(xₙ − x̄)²
+  (the Fig. 1 caption's "S²" is a typo for S);
+* σ_N and σ_{N−1} (5), (15): :attr:`MacKayGaussian.sigma_N`, :attr:`MacKayGaussian.sigma_N1`;
+* the log likelihood (6): :func:`gaussian_log_likelihood`; (7): :meth:`MacKayGaussian.log_likelihood`;
+* the joint posterior (8)–(9): :meth:`MacKayGaussian.log_posterior` (exact,
+  normalised by the closed-form :attr:`MacKayGaussian.log_evidence`) and
+  :meth:`MacKayGaussian.posterior_grid` (normalised by quadrature on a grid in (μ, ln σ));
+* the conditional of μ given σ (10)–(12): :meth:`MacKayGaussian.conditional_mu`;
+* the evidence for σ (14): :meth:`MacKayGaussian.log_evidence_sigma`, maximal at σ_{N−1};
+* the marginal posterior of σ (13): :meth:`MacKayGaussian.log_marginal_sigma`;
+* the Student-t marginal of μ (16), normalised: :meth:`MacKayGaussian.marginal_mu`;
+* the separable ensemble Q_μ(μ) Q_σ(σ) of §3, its free energy (17), the
+  updates (18) and §3.2 and the fixed point (19):
+  :meth:`MacKayGaussian.ensemble_iterations`, :meth:`MacKayGaussian.free_energy`,
+  :meth:`MacKayGaussian.kl`;
+* for contrast, the textbook conjugate Normal–Gamma mean-field iteration
+  (prior on μ scaled by the noise precision): :meth:`MacKayGaussian.conjugate_iterations`.
+
+Symbols: β = 1/σ² (``beta``); β̄ = E_Q[β] (``beta_bar``); σ²_{μ|D} = 1/(Nβ̄)
+(``sigma_mu2``); Γ(β; b, c) is MacKay's gamma density (3) with *scale* b and
+*shape* c (``b``, ``c``), mean bc.
+
+The improper-prior constant
+---------------------------
+With P(μ) = 1/σ_μ and P(σ) = 1/σ the evidence P(D) is defined only up to
+the constant of the improper prior. Throughout we take σ_μ = 1 and
+P(μ, σ) = 1/σ *as a density in (μ, σ)*; in (μ, β) coordinates the same prior
+is P(μ, β) = ½ β⁻¹, and in (μ, ln σ) it is 1. The free energy F (17) and
+ln P(D) use this one constant, so KL(Q‖P) = F + ln P(D) exactly (MacKay's
+sign: F is minimised, F = −ln P(D) + KL).
+
+A unifying view used internally: every prior here has the form
+P̃(μ, β) = e^{log_c} β^k exp(−b₀β − ½λ₀β(μ − μ₀)²). MacKay's prior is
+k = −1, log_c = ln ½, b₀ = λ₀ = 0. The conjugate Normal–Gamma prior
+Normal(μ; μ₀, 1/(λ₀β)) Gamma(β; shape a₀, rate b₀) carries the factor β^{1/2}
+from the normaliser of its μ-part, so k = a₀ − ½ — even in the "vague" limit
+λ₀ → 0, a₀ → 0. That extra half power of β is why the textbook iteration
+converges to S/N instead of S/(N−1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from scipy import special, stats
+
+from . import _validation as check
+
+#: refuse iteration counts above this (a slider or a loop cannot hang)
+MAX_ITER = 100_000
+
+_LN_2PI = math.log(2.0 * math.pi)
+
+
+# ---------------------------------------------------------------------------
+# Eq. (6): the log likelihood of the raw data
+# ---------------------------------------------------------------------------
+
+def gaussian_log_likelihood(x, mu, sigma):
+    r"""Log likelihood of data ``x`` under Normal(μ, σ²), MacKay (1995) eq. (6).
+
+    Parameters
+    ----------
+    x : array_like, shape (N,)
+        The data points, finite.
+    mu, sigma : float or array_like
+        Mean and standard deviation (σ > 0); broadcast together.
+
+    Returns
+    -------
+    ndarray or float
+        :math:`-N\ln(\sqrt{2\pi}\sigma) - \sum_n (x_n - \mu)^2 / (2\sigma^2)`.
+
+    Notes
+    -----
+    The direct sum over points; :meth:`MacKayGaussian.log_likelihood` is the
+    same quantity from the sufficient statistics, eq. (7).
+    """
+    x = check.finite_vector("x", x)
+    mu, sigma = _mu_sigma(mu, sigma)
+    mu, sigma = np.broadcast_arrays(mu, sigma)
+    resid2 = np.sum((x[:, None] - mu.ravel()[None, :]) ** 2, axis=0).reshape(mu.shape)
+    out = -x.size * (0.5 * _LN_2PI + np.log(sigma)) - resid2 / (2.0 * sigma**2)
+    return out[()] if isinstance(out, np.ndarray) else out
+
+
+def _mu_sigma(mu, sigma):
+    mu = np.asarray(mu, dtype=float)
+    sigma = np.asarray(sigma, dtype=float)
+    if not np.all(np.isfinite(mu)):
+        raise ValueError("mu must be finite (no NaN or inf)")
+    if not (np.all(np.isfinite(sigma)) and np.all(sigma > 0)):
+        raise ValueError("sigma must be finite and > 0")
+    return mu, sigma
+
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EnsembleIterate:
+    r"""One separable ensemble Q(μ, β) = Normal(μ; m, σ²_{μ|D}) Γ(β; b, c).
+
+    Attributes
+    ----------
+    k : int
+        Sweep number (0 = the start).
+    beta_bar : float
+        β̄ = E_Q[β] = b c.
+    sigma_mu2 : float
+        Variance of Q_μ, σ²_{μ|D}.
+    m : float
+        Mean of Q_μ (x̄ for MacKay's prior).
+    b, c : float
+        Scale and shape of the gamma Q_σ over β (MacKay's eq. (3) convention).
+    free_energy : float
+        F(Q), eq. (17), with the module's prior constant.
+    kl : float
+        KL(Q‖P(μ, σ | D)) against the exact posterior, = F + ln P(D).
+    """
+
+    k: int
+    beta_bar: float
+    sigma_mu2: float
+    m: float
+    b: float
+    c: float
+    free_energy: float
+    kl: float
+
+
+@dataclass(frozen=True)
+class EnsembleRun:
+    """The iterates of a mean-field run, a start plus one per sweep.
+
+    Behaves as a sequence of :class:`EnsembleIterate` (``run[k]``, ``len(run)``,
+    iteration); array views of each field are given as properties.
+
+    Attributes
+    ----------
+    iterates : tuple of EnsembleIterate
+    fixed_point : float
+        The closed-form limit of 1/β̄ (S/(N−1) for MacKay's prior).
+    rate : float
+        The exact contraction factor of the error in 1/β̄ per sweep (1/N for MacKay's prior).
+    log_evidence : float
+        ln P(D) under the same prior and constant (so kl = free_energy + log_evidence).
+    """
+
+    iterates: tuple
+    fixed_point: float
+    rate: float
+    log_evidence: float
+
+    def __getitem__(self, i):
+        return self.iterates[i]
+
+    def __len__(self):
+        return len(self.iterates)
+
+    def __iter__(self):
+        return iter(self.iterates)
+
+    @property
+    def beta_bar(self) -> np.ndarray:
+        return np.array([it.beta_bar for it in self.iterates])
+
+    @property
+    def sigma_mu2(self) -> np.ndarray:
+        return np.array([it.sigma_mu2 for it in self.iterates])
+
+    @property
+    def free_energy(self) -> np.ndarray:
+        return np.array([it.free_energy for it in self.iterates])
+
+    @property
+    def kl(self) -> np.ndarray:
+        return np.array([it.kl for it in self.iterates])
+
+    @property
+    def error(self) -> np.ndarray:
+        """|1/β̄_k − fixed point|, the quantity that contracts by ``rate`` each sweep."""
+        return np.abs(1.0 / self.beta_bar - self.fixed_point)
+
+
+@dataclass(frozen=True)
+class MuSigmaGrid:
+    r"""The joint posterior tabulated on a grid in (μ, ln σ), normalised by quadrature.
+
+    Attributes
+    ----------
+    mu : ndarray, shape (n_mu,)
+    log_sigma : ndarray, shape (n_s,)
+    log_density : ndarray, shape (n_s, n_mu)
+        ln p(μ, ln σ | D), rows over ln σ, normalised so that its trapezoid
+        integral over the grid is 1.
+    log_Z : float
+        ln of the trapezoid integral of P(D | μ, σ) P(μ, σ) over the grid —
+        an independent estimate of ln P(D) (equal to it if the grid holds the mass).
+    """
+
+    mu: np.ndarray
+    log_sigma: np.ndarray
+    log_density: np.ndarray
+    log_Z: float
+
+    @property
+    def sigma(self) -> np.ndarray:
+        return np.exp(self.log_sigma)
+
+    def marginal_mu(self) -> np.ndarray:
+        """p(μ | D) on the grid, by trapezoid integration over ln σ."""
+        return np.trapezoid(np.exp(self.log_density), self.log_sigma, axis=0)
+
+    def marginal_log_sigma(self) -> np.ndarray:
+        """p(ln σ | D) on the grid, by trapezoid integration over μ."""
+        return np.trapezoid(np.exp(self.log_density), self.mu, axis=1)
+
+
+# ---------------------------------------------------------------------------
+# The family of priors P~(mu, beta) = e^{log_c} beta^k exp(-b0 beta - lambda0 beta (mu-mu0)^2 / 2)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Prior:
+    k: float
+    log_c: float
+    b0: float = 0.0
+    lambda0: float = 0.0
+    mu0: float = 0.0
+
+
+_MACKAY_PRIOR = _Prior(k=-1.0, log_c=math.log(0.5))
+
+
+def _log_Z(N, xbar, S, p: _Prior) -> float:
+    """ln ∫∫ P(D|μ,β) P̃(μ,β) dμ dβ in closed form (Normal–Gamma integrals)."""
+    a = 0.5 * N + p.k + 0.5
+    S_eff = S + p.lambda0 * N / (p.lambda0 + N) * (xbar - p.mu0) ** 2
+    B = p.b0 + 0.5 * S_eff
+    return (p.log_c - 0.5 * N * _LN_2PI + 0.5 * (_LN_2PI - math.log(N + p.lambda0))
+            + special.gammaln(a) - a * math.log(B))
+
+
+def _free_energy(N, xbar, S, p: _Prior, m, s2, b, c) -> float:
+    r"""F(Q) = −E_Q[ln P(D|μ,β) P̃(μ,β)] − H[Q] for Q = Normal(m, s2) Γ(β; b, c)."""
+    E_beta = b * c
+    E_lnbeta = special.digamma(c) + math.log(b)
+    e_resid = S + N * ((m - xbar) ** 2 + s2)
+    E_lnL = -0.5 * N * _LN_2PI + 0.5 * N * E_lnbeta - 0.5 * E_beta * e_resid
+    E_lnprior = (p.log_c + p.k * E_lnbeta - p.b0 * E_beta
+                 - 0.5 * p.lambda0 * E_beta * ((m - p.mu0) ** 2 + s2))
+    H_mu = 0.5 * (_LN_2PI + 1.0 + math.log(s2))
+    H_beta = c + math.log(b) + special.gammaln(c) + (1.0 - c) * special.digamma(c)
+    return float(-(E_lnL + E_lnprior) - H_mu - H_beta)
+
+
+def _update_mu(N, xbar, p: _Prior, beta_bar):
+    """Optimal Q_μ for a Q_σ of mean β̄: Normal(μ_N, 1/((N + λ₀) β̄)) (eq. 18 when λ₀ = 0)."""
+    m = (p.lambda0 * p.mu0 + N * xbar) / (p.lambda0 + N)
+    return m, 1.0 / ((N + p.lambda0) * beta_bar)
+
+
+def _update_beta(N, xbar, S, p: _Prior, m, s2):
+    """Optimal Q_σ for Q_μ = Normal(m, s2): Γ(β; b', c') (§3.2 when k = −1)."""
+    c = 0.5 * N + p.k + 1.0
+    rate = p.b0 + 0.5 * (S + N * ((m - xbar) ** 2 + s2) + p.lambda0 * ((m - p.mu0) ** 2 + s2))
+    return 1.0 / rate, c
+
+
+def _run(N, xbar, S, p: _Prior, beta0, n_iter) -> EnsembleRun:
+    beta0 = check.positive("beta0", beta0)
+    n_iter = check.integer("n_iter", n_iter, low=0, high=MAX_ITER)
+    log_Z = _log_Z(N, xbar, S, p)
+    c = 0.5 * N + p.k + 1.0
+    S_eff = S + p.lambda0 * N / (p.lambda0 + N) * (xbar - p.mu0) ** 2
+    fixed = (2.0 * p.b0 + S_eff) / (2.0 * c - 1.0)
+    its = []
+    beta_bar = beta0
+    b = beta0 / c  # the start: a Q_sigma of the optimal shape c and mean beta0
+    for k in range(n_iter + 1):
+        if k > 0:
+            b, c = _update_beta(N, xbar, S, p, m, s2)       # Q_sigma given Q_mu  (section 3.2)
+            beta_bar = b * c
+        m, s2 = _update_mu(N, xbar, p, beta_bar)            # Q_mu given Q_sigma  (eq. 18)
+        F = _free_energy(N, xbar, S, p, m, s2, b, c)
+        its.append(EnsembleIterate(k, beta_bar, s2, m, b, c, F, F + log_Z))
+    return EnsembleRun(tuple(its), fixed, 1.0 / (2.0 * c), log_Z)
+
+
+# ---------------------------------------------------------------------------
+# The example
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MacKayGaussian:
+    r"""Inference of a Gaussian's μ and σ from N points, MacKay (1995) §2–3.
+
+    Parameters
+    ----------
+    N : int
+        Number of data points, N ≥ 2 (σ_{N−1} and the posterior need N ≥ 2).
+    xbar : float
+        Sample mean x̄, eq. (4).
+    S : float
+        Sum of squared deviations S = Σ(xₙ − x̄)² > 0, eq. (7).
+
+    Notes
+    -----
+    Priors: P(μ) = 1/σ_μ with σ_μ = 1, P(σ) = 1/σ (see the module docstring
+    for the constant). The exact results used:
+
+    * P(D | σ) = (2π)^{−(N−1)/2} N^{−1/2} σ^{−(N−1)} e^{−S/(2σ²)}, eq. (14);
+    * P(D) = ½ (2π)^{−(N−1)/2} N^{−1/2} Γ((N−1)/2) (2/S)^{(N−1)/2};
+    * β | D ~ Gamma(shape (N−1)/2, rate S/2);
+    * μ | D = x̄ + √(S/(N(N−1))) t_{N−1}, eq. (16).
+    """
+
+    N: int
+    xbar: float
+    S: float
+
+    def __post_init__(self):
+        N = self.N
+        if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
+            raise ValueError(f"N must be an integer >= 2 (the posterior and sigma_(N-1) need N >= 2), "
+                             f"got {N!r}")
+        object.__setattr__(self, "N", int(N))
+        xbar = self.xbar
+        if isinstance(xbar, bool) or not isinstance(xbar, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(float(xbar)):
+            raise ValueError(f"xbar must be a finite number, got {xbar!r}")
+        object.__setattr__(self, "xbar", float(xbar))
+        object.__setattr__(self, "S", check.positive("S", self.S))
+
+    @classmethod
+    def from_data(cls, x) -> "MacKayGaussian":
+        """The sufficient statistics (N, x̄, S) of data ``x`` (at least 2 finite, not all equal)."""
+        x = check.finite_vector("x", x, min_len=2)
+        xbar = float(np.mean(x))
+        S = float(np.sum((x - xbar) ** 2))
+        if not S > 0.0:
+            raise ValueError("x must not have all points equal (S = Σ(x - x̄)² must be > 0)")
+        return cls(x.size, xbar, S)
+
+    # -- estimators, eq. (5) -------------------------------------------------
+    @property
+    def sigma_N(self) -> float:
+        """σ_N = √(S/N), the maximum-likelihood σ, eq. (5)."""
+        return math.sqrt(self.S / self.N)
+
+    @property
+    def sigma_N1(self) -> float:
+        """σ_{N−1} = √(S/(N−1)), the maximiser of the evidence for σ, eqs (5), (15)."""
+        return math.sqrt(self.S / (self.N - 1))
+
+    # -- likelihood and posterior, eqs (7)-(9) --------------------------------
+    def log_likelihood(self, mu, sigma):
+        r"""ln P(D | μ, σ) from the sufficient statistics, eq. (7).
+
+        :math:`-N\ln(\sqrt{2\pi}\sigma) - [N(\mu-\bar x)^2 + S]/(2\sigma^2)`.
+        """
+        mu, sigma = _mu_sigma(mu, sigma)
+        out = (-self.N * (0.5 * _LN_2PI + np.log(sigma))
+               - (self.N * (mu - self.xbar) ** 2 + self.S) / (2.0 * sigma**2))
+        return out[()] if isinstance(out, np.ndarray) else out
+
+    @cached_property
+    def log_evidence(self) -> float:
+        r"""ln P(D) under P(μ, σ) = 1/σ (σ_μ = 1), in closed form.
+
+        Notes
+        -----
+        :math:`P(D) = \tfrac12 (2\pi)^{-(N-1)/2} N^{-1/2}\,\Gamma(\tfrac{N-1}2)\,(2/S)^{(N-1)/2}`,
+        from integrating (14) against 1/σ (substitute β = 1/σ²).
+        """
+        return float(_log_Z(self.N, self.xbar, self.S, _MACKAY_PRIOR))
+
+    def log_posterior(self, mu, sigma):
+        """ln P(μ, σ | D), eqs (8)–(9): a density in (μ, σ), exactly normalised."""
+        mu, sigma = _mu_sigma(mu, sigma)
+        return self.log_likelihood(mu, sigma) - np.log(sigma) - self.log_evidence
+
+    # -- conditional, evidence and marginals, eqs (10)-(16) ---------------------
+    def conditional_mu(self, sigma):
+        """P(μ | D, σ) = Normal(x̄, σ²/N), eqs (10)–(12), as a frozen ``scipy.stats.norm``."""
+        sigma = check.positive("sigma", sigma)
+        return stats.norm(loc=self.xbar, scale=sigma / math.sqrt(self.N))
+
+    def log_evidence_sigma(self, sigma):
+        r"""ln P(D | σ), the evidence for σ with μ integrated out, eq. (14) (σ_μ = 1).
+
+        :math:`-N\ln(\sqrt{2\pi}\sigma) - S/(2\sigma^2) + \ln(\sqrt{2\pi}\sigma/\sqrt N)`.
+        """
+        _, sigma = _mu_sigma(0.0, sigma)
+        out = (-self.N * (0.5 * _LN_2PI + np.log(sigma)) - self.S / (2.0 * sigma**2)
+               + 0.5 * _LN_2PI + np.log(sigma) - 0.5 * math.log(self.N))
+        return out[()] if isinstance(out, np.ndarray) else out
+
+    def log_marginal_sigma(self, sigma):
+        """ln P(σ | D) = ln P(D|σ) − ln σ − ln P(D), eq. (13): a normalised density in σ."""
+        _, sigma = _mu_sigma(0.0, sigma)
+        return self.log_evidence_sigma(sigma) - np.log(sigma) - self.log_evidence
+
+    def marginal_beta(self):
+        """P(β | D) = Gamma(shape (N−1)/2, rate S/2), as a frozen ``scipy.stats.gamma``."""
+        return stats.gamma(a=0.5 * (self.N - 1), scale=2.0 / self.S)
+
+    @property
+    def t_scale(self) -> float:
+        """Scale of the Student-t marginal (16): √(S/(N(N−1))) = σ_{N−1}/√N."""
+        return math.sqrt(self.S / (self.N * (self.N - 1)))
+
+    def marginal_mu(self):
+        r"""P(μ | D) ∝ [N(μ − x̄)² + S]^{−N/2}, eq. (16), normalised.
+
+        Returns
+        -------
+        scipy.stats frozen t distribution
+            μ = x̄ + √(S/(N(N−1))) t_{N−1}.
+        """
+        return stats.t(df=self.N - 1, loc=self.xbar, scale=self.t_scale)
+
+    # -- grids ------------------------------------------------------------------
+    def default_limits(self, mass: float = 1e-3) -> tuple[tuple[float, float], tuple[float, float]]:
+        """(μ limits, σ limits) holding all but about ``mass`` of each exact marginal."""
+        mass = check.positive("mass", mass, upper=0.5)
+        t = self.marginal_mu()
+        mu_lim = (float(t.ppf(mass / 2)), float(t.ppf(1 - mass / 2)))
+        g = self.marginal_beta()
+        s_lim = (float(1.0 / math.sqrt(g.ppf(1 - mass / 2))), float(1.0 / math.sqrt(g.ppf(mass / 2))))
+        return mu_lim, s_lim
+
+    def posterior_grid(self, n_mu: int = 201, n_log_sigma: int = 201, mu_lim=None,
+                       log_sigma_lim=None) -> MuSigmaGrid:
+        """The joint posterior on a grid in (μ, ln σ), normalised by 2-D trapezoid quadrature.
+
+        In (μ, ln σ) the prior 1/σ dσ is flat, so the unnormalised density is
+        just the likelihood (7). Default limits hold all but ~1e-6 of each
+        marginal (finite grids miss the heavy tails for very small N).
+        """
+        n_mu = check.integer("n_mu", n_mu, low=3, high=5001)
+        n_log_sigma = check.integer("n_log_sigma", n_log_sigma, low=3, high=5001)
+        dmu, ds = self.default_limits(1e-6)
+        mu_lim = dmu if mu_lim is None else mu_lim
+        log_sigma_lim = (math.log(ds[0]), math.log(ds[1])) if log_sigma_lim is None else log_sigma_lim
+        for name, lim in (("mu_lim", mu_lim), ("log_sigma_lim", log_sigma_lim)):
+            if len(lim) != 2 or not all(math.isfinite(v) for v in lim) or not lim[0] < lim[1]:
+                raise ValueError(f"{name} must be two finite numbers (low < high), got {lim!r}")
+        mu = np.linspace(*mu_lim, n_mu)
+        ls = np.linspace(*log_sigma_lim, n_log_sigma)
+        logL = self.log_likelihood(mu[None, :], np.exp(ls)[:, None])
+        top = float(logL.max())
+        Z = np.trapezoid(np.trapezoid(np.exp(logL - top), mu, axis=1), ls)
+        log_Z = top + math.log(Z)
+        return MuSigmaGrid(mu, ls, logL - log_Z, log_Z)
+
+    # -- the separable ensemble, section 3 ------------------------------------
+    def free_energy(self, m, sigma_mu2, b, c) -> float:
+        r"""F(Q), eq. (17), for Q = Normal(μ; m, σ²_μ) Γ(β; b, c) under MacKay's priors.
+
+        Parameters
+        ----------
+        m : float
+            Mean of Q_μ.
+        sigma_mu2 : float
+            Variance of Q_μ (> 0).
+        b, c : float
+            Scale and shape of the gamma Q_σ over β (> 0).
+
+        Notes
+        -----
+        With ⟨β⟩ = bc and ⟨ln β⟩ = ψ(c) + ln b,
+
+        .. math::
+            F = \tfrac N2\ln 2\pi - \tfrac{N}{2}\langle\ln\beta\rangle
+                + \tfrac12\langle\beta\rangle[S + N((m-\bar x)^2 + \sigma_\mu^2)]
+                - \ln\tfrac12 + \langle\ln\beta\rangle - H[Q_\mu] - H[Q_\beta],
+
+        where the prior is P(μ, β) = ½β⁻¹ (the image of 1/σ), so F + ln P(D) = KL(Q‖P).
+        """
+        m = float(m)
+        if not math.isfinite(m):
+            raise ValueError(f"m must be finite, got {m!r}")
+        s2 = check.positive("sigma_mu2", sigma_mu2)
+        b = check.positive("b", b)
+        c = check.positive("c", c)
+        return _free_energy(self.N, self.xbar, self.S, _MACKAY_PRIOR, m, s2, b, c)
+
+    def kl(self, m, sigma_mu2, b, c) -> float:
+        """KL(Q‖P(μ, σ | D)) = F + ln P(D) for Q = Normal(m, σ²_μ) Γ(β; b, c)."""
+        return self.free_energy(m, sigma_mu2, b, c) + self.log_evidence
+
+    def update_mu(self, beta_bar):
+        """Eq. (18): the optimal Q_μ for fixed Q_σ of mean β̄; returns (x̄, 1/(Nβ̄))."""
+        beta_bar = check.positive("beta_bar", beta_bar)
+        return _update_mu(self.N, self.xbar, _MACKAY_PRIOR, beta_bar)
+
+    def update_sigma(self, m, sigma_mu2):
+        """§3.2: the optimal Q_σ = Γ(β; b', c') for Q_μ = Normal(m, σ²_μ); returns (b', c').
+
+        1/b' = ½(N σ²_μ + S) when m = x̄ (in general ½(S + N((m − x̄)² + σ²_μ))); c' = N/2.
+        """
+        s2 = check.positive("sigma_mu2", sigma_mu2)
+        return _update_beta(self.N, self.xbar, self.S, _MACKAY_PRIOR, float(m), s2)
+
+    @property
+    def ensemble_fixed_point(self) -> float:
+        """The limit of 1/β̄, eq. (19): S/(N−1) = σ²_{N−1}."""
+        return self.S / (self.N - 1)
+
+    def ensemble_iterations(self, beta0, n_iter) -> EnsembleRun:
+        r"""Iterate the separable ensemble of §3 from β̄₀ for ``n_iter`` sweeps.
+
+        Parameters
+        ----------
+        beta0 : float
+            Starting β̄₀ > 0.
+        n_iter : int
+            Number of sweeps, 0 ≤ n_iter ≤ :data:`MAX_ITER`.
+
+        Returns
+        -------
+        EnsembleRun
+            ``n_iter + 1`` iterates. Iterate 0 is the start: Q_σ = Γ(β; β̄₀/c', c')
+            (mean β̄₀, the shape c' = N/2 every optimal Q_σ has) with its optimal
+            Q_μ = Normal(x̄, 1/(Nβ̄₀)). Each sweep sets Q_σ given Q_μ (§3.2),
+            then Q_μ given Q_σ (18), so each recorded Q is the pair after the sweep.
+
+        Notes
+        -----
+        β̄' = b'c' = N/(1/β̄ + S), i.e. in v = 1/β̄ the map is affine,
+        v' = (v + S)/N, with fixed point v* = S/(N−1) (19) and error
+        v' − v* = (v − v*)/N: it contracts by exactly 1/N per sweep. F never
+        increases because each half-sweep minimises F over one factor exactly.
+        """
+        return _run(self.N, self.xbar, self.S, _MACKAY_PRIOR, beta0, n_iter)
+
+    def conjugate_iterations(self, beta0, n_iter, mu0: float = 0.0, lambda0: float = 0.0,
+                             a0: float = 0.0, b0: float = 0.0) -> EnsembleRun:
+        r"""The textbook conjugate Normal–Gamma mean-field iteration, for contrast.
+
+        Prior: μ | β ~ Normal(μ₀, 1/(λ₀β)) and β ~ Gamma(shape a₀, rate b₀);
+        the "vague" limit λ₀, a₀, b₀ → 0 is allowed (improper; normalising
+        constants dropped, the β^{1/2} from the μ-part's normaliser kept).
+
+        Parameters
+        ----------
+        beta0 : float
+            Starting E[β] > 0.
+        n_iter : int
+            Number of sweeps, 0 ≤ n_iter ≤ :data:`MAX_ITER`.
+        mu0 : float
+            Prior mean of μ.
+        lambda0, a0, b0 : float
+            Prior hyperparameters, each ≥ 0.
+
+        Returns
+        -------
+        EnsembleRun
+            Iterates as in :meth:`ensemble_iterations`; ``kl`` is against the
+            exact posterior *under this prior* (a Normal–Gamma), ``fixed_point`` is
+            (2b₀ + S')/(N + 2a₀) with S' = S + λ₀N(x̄ − μ₀)²/(λ₀ + N) — S/N in
+            the vague limit — and ``rate`` is 1/(N + 1 + 2a₀).
+
+        Notes
+        -----
+        Updates: Q_μ = Normal((λ₀μ₀ + Nx̄)/(λ₀ + N), 1/((λ₀ + N)β̄)); Q_β = Gamma
+        with shape a₀ + (N+1)/2 and rate b₀ + ½E_μ[Σ(xₙ − μ)² + λ₀(μ − μ₀)²].
+        Compared with §3.2 the shape has an extra ½ (from the prior's β^{1/2}),
+        so the fixed point moves from S/(N−1) to S/N.
+        """
+        mu0 = float(mu0)
+        if not math.isfinite(mu0):
+            raise ValueError(f"mu0 must be finite, got {mu0!r}")
+        vals = {}
+        for name, v in (("lambda0", lambda0), ("a0", a0), ("b0", b0)):
+            v = float(v)
+            if not (math.isfinite(v) and v >= 0.0):
+                raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+            vals[name] = v
+        prior = _Prior(k=vals["a0"] - 0.5, log_c=0.0, b0=vals["b0"], lambda0=vals["lambda0"], mu0=mu0)
+        return _run(self.N, self.xbar, self.S, prior, beta0, n_iter)
+
+    def q_log_density(self, it: EnsembleIterate, mu, sigma):
+        """ln Q(μ, σ) of an iterate as a density in (μ, σ) (Jacobian |dβ/dσ| = 2/σ³ included)."""
+        mu, sigma = _mu_sigma(mu, sigma)
+        beta = sigma**-2.0
+        lq_mu = -0.5 * (_LN_2PI + math.log(it.sigma_mu2)) - (mu - it.m) ** 2 / (2.0 * it.sigma_mu2)
+        lq_beta = ((it.c - 1.0) * np.log(beta) - beta / it.b - special.gammaln(it.c)
+                   - it.c * math.log(it.b))
+        out = lq_mu + lq_beta + math.log(2.0) - 3.0 * np.log(sigma)
+        return out[()] if isinstance(out, np.ndarray) else out
+
+
+#: MacKay's Fig. 1 data set: N = 5, x̄ = 1.0, S = 1.0 (the caption's "S²" is S).
+FIG1 = MacKayGaussian(5, 1.0, 1.0)
+
+__all__ = [
+    "MacKayGaussian", "EnsembleIterate", "EnsembleRun", "MuSigmaGrid", "gaussian_log_likelihood",
+    "FIG1", "MAX_ITER",
+]
