@@ -56,6 +56,8 @@ from .widgets import FigurePanel
 RHO_MAX = 0.999
 #: Standard-deviation slider range, as powers of ten.
 LOG10_SD_RANGE = (-3.0, 1.0)
+#: Resolution of the panels' PNGs (fewer pixels: faster steps).
+PANEL_DPI = 80
 #: Colours of the two hyperparameter methods.
 METHOD_COLORS = {"ensemble": COLORS["full"], "ensemble_diag": COLORS["diagonal"],
                  "evidence": COLORS["laplace"], "exact": "0.2"}
@@ -199,6 +201,7 @@ class BoundPanel(FigurePanel):
         self._holding = False
         grid = self.post.grid(n=121)
         fig, (ax, bx) = new_figure(10.0, 4.2, ncols=2, gridspec_kw={"width_ratios": [1.25, 1.0]})
+        fig.set_dpi(PANEL_DPI)
         self.ax, self.bx = ax, bx
         plot_posterior_contours(ax, grid)
         for key in ("laplace", "diagonal", "full"):
@@ -365,7 +368,9 @@ class HyperIterationPanel(FigurePanel):
         exts = np.abs(np.array(exts)).max(axis=0)
         self.extent = (-exts[1], exts[1], -exts[3], exts[3])
         fig, (ax, bx) = new_figure(9.0, 3.6, ncols=2)
+        fig.set_dpi(PANEL_DPI)
         self.ax, self.bx = ax, bx
+        self._grids = {}
         self._contours = []
         self._gauss = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), color=COLORS["full"])
         self._title = ax.set_title(" ")
@@ -395,8 +400,11 @@ class HyperIterationPanel(FigurePanel):
             raise ValueError(f"method must be 'ensemble' or 'evidence', got {method!r}")
         run = self.comp.ensemble if method == "ensemble" else self.comp.evidence
         i = min(check.integer("iteration", iteration, low=0), run.n_iter - 1)
-        post = self.comp.posterior.with_hyperparameters(alpha=run.alpha[i], beta=run.beta[i])
-        return {"method": method, "i": i, "run": run, "grid": post.grid(n=71, extent=self.extent),
+        key = (method, i)
+        if key not in self._grids:  # memoised: a revisited iteration costs only the redraw
+            post = self.comp.posterior.with_hyperparameters(alpha=run.alpha[i], beta=run.beta[i])
+            self._grids[key] = post.grid(n=71, extent=self.extent)
+        return {"method": method, "i": i, "run": run, "grid": self._grids[key],
                 "alpha": float(run.alpha[i]), "beta": float(run.beta[i]),
                 "mean": run.means[i], "cov": run.covs[i]}
 
