@@ -121,6 +121,15 @@ def run_comparison(post=None, family: str = "full", *, rng: np.random.Generator,
     return SVIComparison(exact, float(np.median(times)), runs)
 
 
+def first_within(h: SVIHistory, kl_opt: float, tol: float) -> tuple[int, float] | None:
+    """(iteration, seconds) of the first record with KL − kl_opt ≤ tol, or None if never."""
+    tol = check.positive("tol", tol)
+    hit = np.flatnonzero(h.kl - kl_opt <= tol)
+    if hit.size == 0:
+        return None
+    return int(h.iterations[hit[0]]), float(h.time_s[hit[0]])
+
+
 # ---------------------------------------------------------------------------
 # Plots
 # ---------------------------------------------------------------------------
@@ -331,6 +340,7 @@ def write_figures(outdir) -> list[Path]:
 
 __all__ = [
     "LESSON_START", "SVIComparison", "SVIExplorer", "run_comparison", "exact_fit", "lesson_posterior",
-    "plot_kl_vs_iteration", "plot_kl_vs_time", "comparison_figures", "write_figures",
+    "plot_kl_vs_iteration", "plot_kl_vs_time", "comparison_figures", "write_figures", "first_within",
+    "running_mean",
     "NUMPYRO_SECONDS", "NUMPYRO_FLOOR", "PYMC_ADVI_SECONDS",
 ]
