@@ -15,6 +15,7 @@ from pathlib import Path
 #: modules whose ``write_figures(outdir)`` writes that lesson's figures
 WRITERS = [
     "ensemble_lib.toy_study",
+    "ensemble_lib.mackay_lesson",
     "ensemble_lib.bound_lesson",
     "ensemble_lib.svi_lesson",
 ]

@@ -1,0 +1,418 @@
+"""Lesson 2: MacKay (1995) — a Gaussian's mean and σ, σ_N vs σ_{N−1}, and the separable ensemble.
+
+Plot helpers and the interactive panel for ``notebooks/02_mackay_gaussian_mean_sigma.ipynb``;
+the maths is in :mod:`ensemble_lib.mackay_gaussian`.
+
+* :func:`plot_fig1a` — Fig. 1a: contours of the log likelihood (7) in (μ, σ), the skewed peak;
+* :func:`plot_fig1b` — Fig. 1b: P(D | μ = x̄, σ) and the evidence P(D | σ) (14), maxima at σ_N and σ_{N−1};
+* :func:`plot_ensemble_contours` — the exact posterior (8)–(9) with one iterate Q_μ Q_σ of §3 over it;
+* :func:`plot_convergence`, :func:`plot_kl`, :func:`plot_trajectories` — 1/β̄ → S/(N−1) at rate 1/N,
+  KL(Q‖P) per sweep, and MacKay's iteration against the textbook conjugate one (→ S/N);
+* :class:`EnsemblePanel` — sliders for the sweep k, N, x̄, S and β̄₀;
+* :func:`write_figures` — ``figures/mackay_fig1a.png``, ``mackay_fig1b.png``, ``mackay_iterations.png``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from pathlib import Path
+
+import ipywidgets as w
+import numpy as np
+from scipy import special
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.ticker import MaxNLocator
+
+from .mackay_gaussian import FIG1, MacKayGaussian
+from .plotting import COLORS, figure_png, new_figure
+from .widgets import FigurePanel
+
+#: Slider ranges of :class:`EnsemblePanel` (every value gives finite results).
+K_RANGE = (0, 15)
+N_RANGE = (2, 50)
+XBAR_RANGE = (-3.0, 3.0)
+S_RANGE = (0.05, 20.0)
+BETA0_RANGE = (0.01, 100.0)
+#: Fig. 1's data set and the start used by the static iteration figure.
+DEFAULTS = {"k": 1, "N": FIG1.N, "xbar": FIG1.xbar, "S": FIG1.S, "beta0": 1.0}
+
+Q_COLOR = COLORS["diagonal"]
+CONJ_COLOR = COLORS["svi"]
+#: contour levels at Δ ln density = −½, −2, −9/2 from the peak (the "1, 2, 3 σ" curves)
+_DLOG = np.array([-4.5, -2.0, -0.5])
+_FLOOR = 1e-16
+
+
+def fig1_limits(model: MacKayGaussian) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(μ limits, σ limits) framing the likelihood's peak as in Fig. 1a."""
+    half = 4.5 * model.sigma_N1 / math.sqrt(model.N)
+    return (model.xbar - half, model.xbar + half), (0.3 * model.sigma_N, 2.4 * model.sigma_N1)
+
+
+def _grid(mu_lim, sigma_lim, n):
+    mu = np.linspace(*mu_lim, n)
+    sigma = np.linspace(*sigma_lim, n)
+    return mu, sigma
+
+
+def plot_fig1a(ax, model: MacKayGaussian = FIG1, mu_lim=None, sigma_lim=None, n: int = 201):
+    """Fig. 1a: contours of ln P(D | μ, σ) (7) over (μ, σ), with σ_N and σ_{N−1} marked.
+
+    Levels at Δ ln L = −½, −2, −9/2, −8 below the maximum (x̄, σ_N).
+    """
+    dmu, ds = fig1_limits(model)
+    mu, sigma = _grid(mu_lim or dmu, sigma_lim or ds, n)
+    logL = model.log_likelihood(mu[None, :], sigma[:, None])
+    top = float(model.log_likelihood(model.xbar, model.sigma_N))
+    lv = top + np.array([-8.0, -4.5, -2.0, -0.5])
+    arts = [ax.contourf(mu, sigma, logL, levels=np.append(lv, top + 1), cmap="Greys", alpha=0.45),
+            ax.contour(mu, sigma, logL, levels=lv, colors="0.3", linewidths=0.7, linestyles="solid")]
+    arts += ax.plot([model.xbar], [model.sigma_N], "o", color="k", ms=4,
+                    label=f"maximum likelihood (x̄, σ_N = {model.sigma_N:.2f})")
+    arts.append(ax.axhline(model.sigma_N, color="C3", lw=0.9, ls="--", label=f"σ_N = {model.sigma_N:.2f}"))
+    arts.append(ax.axhline(model.sigma_N1, color="C0", lw=0.9, ls="--",
+                           label=f"σ_(N−1) = {model.sigma_N1:.2f}"))
+    ax.set_xlabel("mean μ")
+    ax.set_ylabel("standard deviation σ")
+    ax.set_title(f"(a) log likelihood: N = {model.N}, x̄ = {model.xbar:g}, S = {model.S:g}")
+    ax.legend(loc="upper right", fontsize=7)
+    return arts
+
+
+def plot_fig1b(ax, model: MacKayGaussian = FIG1, sigma_lim=None, n: int = 400):
+    """Fig. 1b: P(D | μ = x̄, σ) and the evidence P(D | σ) (14), each scaled to peak 1."""
+    _, ds = fig1_limits(model)
+    sigma = np.linspace(*(sigma_lim or (0.02 * ds[0], 1.6 * ds[1])), n)
+    l1 = model.log_likelihood(model.xbar, sigma) - model.log_likelihood(model.xbar, model.sigma_N)
+    l2 = model.log_evidence_sigma(sigma) - model.log_evidence_sigma(model.sigma_N1)
+    arts = ax.plot(sigma, np.exp(l1), color="C3", label="P(D | μ = x̄, σ)")
+    arts += ax.plot(sigma, np.exp(l2), color="C0", label="evidence P(D | σ)")
+    arts.append(ax.axvline(model.sigma_N, color="C3", lw=0.9, ls="--"))
+    arts.append(ax.axvline(model.sigma_N1, color="C0", lw=0.9, ls="--"))
+    arts.append(ax.annotate(f"σ_N = {model.sigma_N:.2f} ", (model.sigma_N, 1.04), ha="right", fontsize=8,
+                            color="C3", annotation_clip=False))
+    arts.append(ax.annotate(f" σ_(N−1) = {model.sigma_N1:.2f}", (model.sigma_N1, 1.04), ha="left",
+                            fontsize=8, color="C0", annotation_clip=False))
+    ax.set_ylim(0, 1.12)
+    ax.set_xlim(sigma[0], sigma[-1])
+    ax.set_xlabel("standard deviation σ")
+    ax.set_ylabel("rescaled to peak 1")
+    ax.set_title("(b) likelihood at μ = x̄ and the evidence for σ")
+    ax.legend(loc="center right")
+    return arts
+
+
+def ensemble_limits(model: MacKayGaussian, it=None):
+    """Plot limits holding the posterior's peak and (if given) the bulk of the iterate Q."""
+    mu_lim, s_lim = fig1_limits(model)
+    if it is None:
+        return mu_lim, s_lim
+    half = 3.0 * math.sqrt(it.sigma_mu2)
+    # Q_sigma: beta ~ Gamma(shape c, scale b); sigma from beta's 0.5 % / 99.5 % points
+    s_lo = 1.0 / math.sqrt(it.b * special.gammaincinv(it.c, 0.995))
+    s_hi = 1.0 / math.sqrt(it.b * special.gammaincinv(it.c, 0.005))
+    return ((min(mu_lim[0], it.m - half), max(mu_lim[1], it.m + half)),
+            (min(s_lim[0], s_lo), max(s_lim[1], s_hi)))
+
+
+def _relative_levels(logd):
+    top = float(np.max(logd))
+    return top + _DLOG, top
+
+
+def plot_ensemble_contours(ax, model: MacKayGaussian, it, mu_lim=None, sigma_lim=None, n: int = 61,
+                           title: bool = True):
+    """The exact posterior (8)–(9) (grey, filled) and an iterate Q_μ Q_σ (blue), both in (μ, σ).
+
+    Both are densities in (μ, σ); contours at Δ ln density = −½, −2, −9/2 from each one's peak.
+    """
+    if mu_lim is None or sigma_lim is None:
+        dmu, ds = ensemble_limits(model, it)
+        mu_lim, sigma_lim = mu_lim or dmu, sigma_lim or ds
+    mu, sigma = _grid(mu_lim, sigma_lim, n)
+    lp = model.log_posterior(mu[None, :], sigma[:, None])
+    lq = model.q_log_density(it, mu[None, :], sigma[:, None])
+    lvp, topp = _relative_levels(lp)
+    lvq, _ = _relative_levels(lq)
+    arts = [ax.contourf(mu, sigma, lp, levels=np.append(lvp, topp + 1), cmap="Greys", alpha=0.45),
+            ax.contour(mu, sigma, lp, levels=lvp, colors="0.35", linewidths=0.6, linestyles="solid"),
+            ax.contour(mu, sigma, lq, levels=lvq, colors=Q_COLOR, linewidths=1.3, linestyles="solid")]
+    ax.set_xlim(*mu_lim)
+    ax.set_ylim(*sigma_lim)
+    ax.set_xlabel("mean μ")
+    ax.set_ylabel("standard deviation σ")
+    if title:
+        ax.set_title(f"k = {it.k}: 1/β̄ = {1 / it.beta_bar:.4g}, KL = {it.kl:.3g}")
+    return arts
+
+
+def _rel_error(run):
+    return np.maximum(run.error / run.fixed_point, _FLOOR)
+
+
+def plot_convergence(ax, run, label: str = "|1/β̄_k − S/(N−1)| / (S/(N−1))", color=Q_COLOR):
+    """Relative error of 1/β̄_k on a log scale, with the line (1/N)^k through the start."""
+    k = np.arange(len(run))
+    err = _rel_error(run)
+    arts = ax.semilogy(k, err, "o-", color=color, ms=3.5, label=label)
+    arts += ax.semilogy(k, np.maximum(err[0] * run.rate ** k, _FLOOR), ":", color="0.3",
+                        label=f"(1/N)^k, 1/N = {run.rate:.3g}")
+    ax.set_ylim(max(_FLOOR / 3, 0.3 * err.min()), max(10.0, 3 * err.max()))
+    ax.set_xlabel("sweep k")
+    ax.set_ylabel("relative error of 1/β̄")
+    ax.legend(loc="upper right", fontsize=7)
+    return arts
+
+
+def plot_kl(ax, run, color=Q_COLOR):
+    """KL(Q_k‖P) = F_k + ln P(D) per sweep (log scale) and its limit."""
+    k = np.arange(len(run))
+    arts = ax.semilogy(k, run.kl, "o-", color=color, ms=3.5, label="KL(Q_k‖P) = F_k + ln P(D)")
+    arts.append(ax.axhline(run[-1].kl, color="0.4", lw=0.8, ls=":", label=f"limit {run[-1].kl:.4g}"))
+    ax.set_xlabel("sweep k")
+    ax.set_ylabel("KL(Q‖P)  (nats)")
+    ax.legend(loc="upper right", fontsize=7)
+    return arts
+
+
+def plot_trajectories(ax, model: MacKayGaussian, mackay, conjugate):
+    """1/β̄_k of MacKay's iteration (→ S/(N−1)) and the conjugate textbook one (→ S/N)."""
+    k = np.arange(len(mackay))
+    arts = ax.plot(k, 1 / mackay.beta_bar, "o-", color=Q_COLOR, ms=3.5, label="MacKay, P(σ) ∝ 1/σ")
+    arts += ax.plot(k, 1 / conjugate.beta_bar, "s-", color=CONJ_COLOR, ms=3.0,
+                    label="conjugate Normal–Gamma, λ₀, a₀, b₀ → 0")
+    arts.append(ax.axhline(model.sigma_N1**2, color=Q_COLOR, lw=0.8, ls="--",
+                           label=f"S/(N−1) = {model.sigma_N1**2:.4g}"))
+    arts.append(ax.axhline(model.sigma_N**2, color=CONJ_COLOR, lw=0.8, ls="--",
+                           label=f"S/N = {model.sigma_N**2:.4g}"))
+    ax.set_yscale("log")
+    ax.set_xlabel("sweep k")
+    ax.set_ylabel("1/β̄")
+    ax.legend(loc="upper right", fontsize=7)
+    return arts
+
+
+# ---------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------
+
+def fig1a_figure(model: MacKayGaussian = FIG1):
+    fig, ax = new_figure(5.2, 4.2)
+    plot_fig1a(ax, model)
+    return fig
+
+
+def fig1b_figure(model: MacKayGaussian = FIG1):
+    fig, ax = new_figure(5.2, 4.0)
+    plot_fig1b(ax, model)
+    return fig
+
+
+def iterations_figure(model: MacKayGaussian = FIG1, beta0: float = DEFAULTS["beta0"],
+                      sweeps=(0, 1, 2, 12), n_iter: int = 12):
+    """The iteration figure: Q over P after chosen sweeps; convergence, KL, and the conjugate contrast."""
+    run = model.ensemble_iterations(beta0, n_iter)
+    conj = model.conjugate_iterations(beta0, n_iter)
+    fig = new_figure(13.0, 7.0)[0]
+    fig.clear()
+    axes = fig.subplot_mosaic([["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["d"] * 3,
+                               ["e"] * 4 + ["f"] * 4 + ["g"] * 4])
+    # a common window holding the posterior and every shown Q
+    lims = [ensemble_limits(model, run[k]) for k in sweeps]
+    mu_lim = (min(m[0][0] for m in lims), max(m[0][1] for m in lims))
+    s_lim = (min(m[1][0] for m in lims), max(m[1][1] for m in lims))
+    for key, k in zip("abcd", sweeps):
+        plot_ensemble_contours(axes[key], model, run[k], mu_lim, s_lim, n=121)
+        if key != "a":
+            axes[key].set_ylabel("")
+    plot_convergence(axes["e"], run)
+    axes["e"].set_title("1/β̄ → S/(N−1): the error shrinks by 1/N per sweep")
+    plot_kl(axes["f"], run)
+    axes["f"].set_title("KL(Q‖P) never increases (nor does F)")
+    plot_trajectories(axes["g"], model, run, conj)
+    axes["g"].set_title("the prior matters: S/(N−1) vs S/N")
+    fig.suptitle(f"Separable ensemble Q_μ(μ)Q_σ(σ) for N = {model.N}, x̄ = {model.xbar:g}, "
+                 f"S = {model.S:g}, from β̄₀ = {beta0:g}", fontsize=10)
+    return fig
+
+
+def write_figures(outdir) -> list[Path]:
+    """Write ``mackay_fig1a.png``, ``mackay_fig1b.png`` and ``mackay_iterations.png`` into ``outdir``."""
+    outdir = Path(outdir)
+    out = []
+    for name, fig in (("mackay_fig1a.png", fig1a_figure()), ("mackay_fig1b.png", fig1b_figure()),
+                      ("mackay_iterations.png", iterations_figure())):
+        p = outdir / name
+        p.write_bytes(figure_png(fig))
+        out.append(p)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The interactive panel
+# ---------------------------------------------------------------------------
+
+def _controls():
+    st = {"description_width": "initial"}
+    return {
+        "k": w.IntSlider(value=DEFAULTS["k"], min=K_RANGE[0], max=K_RANGE[1], description="sweep k",
+                         style=st, continuous_update=False),
+        "N": w.IntSlider(value=DEFAULTS["N"], min=N_RANGE[0], max=N_RANGE[1], description="data points N",
+                         style=st, continuous_update=False),
+        "xbar": w.FloatSlider(value=DEFAULTS["xbar"], min=XBAR_RANGE[0], max=XBAR_RANGE[1], step=0.1,
+                              description="sample mean x̄", style=st, continuous_update=False),
+        "S": w.FloatLogSlider(value=DEFAULTS["S"], base=10, min=math.log10(S_RANGE[0]),
+                              max=math.log10(S_RANGE[1]), step=0.05, description="S = Σ(x − x̄)²",
+                              style=st, continuous_update=False),
+        "beta0": w.FloatLogSlider(value=DEFAULTS["beta0"], base=10, min=math.log10(BETA0_RANGE[0]),
+                                  max=math.log10(BETA0_RANGE[1]), step=0.05, description="start β̄₀",
+                                  style=st, continuous_update=False),
+    }
+
+
+class EnsembleState:
+    """What one panel step computed (model, both runs, the current iterate)."""
+
+    __slots__ = ("model", "run", "conjugate", "it")
+
+    def __init__(self, model, run, conjugate, it):
+        self.model, self.run, self.conjugate, self.it = model, run, conjugate, it
+
+
+class _BlitCanvas(FigureCanvasAgg):
+    """An Agg canvas that redraws only the panel's changing artists over a cached background.
+
+    Artists marked ``animated`` are skipped by a normal draw; the first draw after
+    the layout is frozen is cached, and later draws restore it and draw
+    ``dynamic()`` on top. The PNG is identical in content to a full redraw.
+    """
+
+    def __init__(self, figure, dynamic):
+        super().__init__(figure)
+        self._dynamic = dynamic
+        self._background = None
+
+    def _layout_frozen(self) -> bool:
+        eng = self.figure.get_layout_engine()
+        return eng is None or isinstance(eng, PlaceHolderLayoutEngine)
+
+    def draw(self):
+        if self._background is None or not self._layout_frozen():
+            super().draw()
+            if self._layout_frozen():
+                self._background = self.copy_from_bbox(self.figure.bbox)
+        else:
+            self.restore_region(self._background)
+        renderer = self.get_renderer()
+        for a in self._dynamic():
+            a.draw(renderer)
+
+
+#: fixed y-ranges of the panel's log plots (cover every slider value)
+_ERR_YLIM = (_FLOOR / 3, 1e6)
+_KL_YLIM = (3e-3, 3e3)
+
+
+class EnsemblePanel(FigurePanel):
+    """Sliders for the sweep k, N, x̄, S and β̄₀: Q_k over the exact posterior, convergence, KL.
+
+    Left: the exact posterior (8)–(9) (grey) with the iterate Q_μQ_σ after k
+    sweeps (blue). Middle: relative error of 1/β̄ (log scale) with the
+    (1/N)^k line, current k circled. Right: KL(Q_k‖P) per sweep, current k
+    circled, with F_k and ln P(D). The readout lists β̄, 1/β̄, σ_{μ|D}, F, KL
+    and ln P(D) for sweep k, and the limits S/(N−1) and S/N.
+    """
+
+    def __init__(self):
+        fig, axes = new_figure(11.0, 3.6, ncols=3, width_ratios=[1.15, 1, 1])
+        self.ax_q, self.ax_err, self.ax_kl = axes
+        self._contours = []
+        ax = self.ax_q
+        ax.set_xlabel("mean μ")
+        ax.set_ylabel("standard deviation σ")
+        ax.set_title(" ")
+        ax.xaxis.set_major_locator(MaxNLocator(5))   # few tick labels: this axis is redrawn every step
+        ax.yaxis.set_major_locator(MaxNLocator(5))
+        ax.plot([], [], color="0.35", lw=0.8, label="exact posterior")
+        ax.plot([], [], color=Q_COLOR, lw=1.3, label="Q_μ Q_σ")
+        ax.legend(loc="upper right", fontsize=7)
+        ax = self.ax_err
+        (self._err_line,) = ax.semilogy([0, 1], [1, 1], "o-", color=Q_COLOR, ms=3.5,
+                                        label="relative error of 1/β̄")
+        (self._ref_line,) = ax.semilogy([0, 1], [1, 1], ":", color="0.3", label="(1/N)^k from the start")
+        (self._err_mark,) = ax.semilogy([0], [1], "o", color="C3", ms=8, mfc="none", mew=1.6)
+        ax.set_xlim(K_RANGE[0] - 0.5, K_RANGE[1] + 0.5)
+        ax.set_ylim(*_ERR_YLIM)
+        ax.set_xlabel("sweep k")
+        ax.set_title("|1/β̄_k − S/(N−1)| / (S/(N−1))")
+        ax.legend(loc="upper right", fontsize=7)
+        ax = self.ax_kl
+        (self._kl_line,) = ax.semilogy([0, 1], [1, 1], "o-", color=Q_COLOR, ms=3.5)
+        (self._kl_mark,) = ax.semilogy([0], [1], "o", color="C3", ms=8, mfc="none", mew=1.6)
+        ax.set_xlim(K_RANGE[0] - 0.5, K_RANGE[1] + 0.5)
+        ax.set_ylim(*_KL_YLIM)
+        ax.set_xlabel("sweep k")
+        ax.set_title("KL(Q_k‖P) = F_k + ln P(D)")
+        self._kl_text = ax.text(0.97, 0.97, "", transform=ax.transAxes, ha="right", va="top", fontsize=8,
+                                bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.85))
+        self._lines = [self._err_line, self._ref_line, self._err_mark, self._kl_line, self._kl_mark,
+                       self._kl_text]
+        self._axis_parts = [self.ax_q.xaxis, self.ax_q.yaxis, self.ax_q.title]
+        for a in self._lines + self._axis_parts:
+            a.set_animated(True)
+        _BlitCanvas(fig, self._dynamic_artists)
+        super().__init__(_controls(), fig)
+
+    def _dynamic_artists(self):
+        return [*self._contours, *self._axis_parts, *self._lines]
+
+    def compute(self, k, N, xbar, S, beta0):
+        model = MacKayGaussian(N, xbar, S)
+        run = model.ensemble_iterations(beta0, K_RANGE[1])
+        conj = model.conjugate_iterations(beta0, K_RANGE[1])
+        return EnsembleState(model, run, conj, run[k])
+
+    def draw(self, st: EnsembleState) -> None:
+        for c in self._contours:
+            c.remove()
+        self._contours = plot_ensemble_contours(self.ax_q, st.model, st.it, n=51)
+        for c in self._contours:
+            c.set_animated(True)
+        ks = np.arange(len(st.run))
+        err = np.clip(_rel_error(st.run), *_ERR_YLIM)
+        self._err_line.set_data(ks, err)
+        self._ref_line.set_data(ks, np.clip(err[0] * st.run.rate ** ks, *_ERR_YLIM))
+        self._err_mark.set_data([st.it.k], [err[st.it.k]])
+        kl = np.clip(st.run.kl, *_KL_YLIM)
+        self._kl_line.set_data(ks, kl)
+        self._kl_mark.set_data([st.it.k], [kl[st.it.k]])
+        self._kl_text.set_text(f"k = {st.it.k},  1/N = {st.run.rate:.3g}\nKL = {st.it.kl:.4g}\n"
+                               f"F = {st.it.free_energy:.4g}\nln P(D) = {st.run.log_evidence:.4g}")
+
+    def format_readout(self, st: EnsembleState) -> str:
+        it, m = st.it, st.model
+        rows = [
+            ("sweep k", f"{it.k}"),
+            ("β̄_k", f"{it.beta_bar:.6g}"),
+            ("1/β̄_k", f"{1 / it.beta_bar:.6g}"),
+            ("S/(N−1) = σ²_(N−1) (eq. 19)", f"{m.sigma_N1 ** 2:.6g}"),
+            ("S/N = σ²_N (conjugate limit)", f"{m.sigma_N ** 2:.6g}"),
+            ("conjugate 1/β̄_k", f"{1 / st.conjugate[it.k].beta_bar:.6g}"),
+            ("σ_(μ|D) = 1/√(Nβ̄_k)", f"{math.sqrt(it.sigma_mu2):.6g}"),
+            ("free energy F_k (eq. 17)", f"{it.free_energy:.6g}"),
+            ("KL(Q_k‖P)", f"{it.kl:.6g}"),
+            ("ln P(D)", f"{st.run.log_evidence:.6g}"),
+        ]
+        body = "".join(f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td></tr>" for a, b in rows)
+        return f"<table>{body}</table>"
+
+
+__all__ = [
+    "K_RANGE", "N_RANGE", "XBAR_RANGE", "S_RANGE", "BETA0_RANGE", "DEFAULTS", "EnsemblePanel",
+    "EnsembleState", "fig1_limits", "ensemble_limits", "plot_fig1a", "plot_fig1b",
+    "plot_ensemble_contours", "plot_convergence", "plot_kl", "plot_trajectories", "fig1a_figure",
+    "fig1b_figure", "iterations_figure", "write_figures",
+]
