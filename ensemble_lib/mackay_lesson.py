@@ -401,6 +401,7 @@ class EnsemblePanel(FigurePanel):
             ("S/(N−1) = σ²_(N−1) (eq. 19)", f"{m.sigma_N1 ** 2:.6g}"),
             ("S/N = σ²_N (conjugate limit)", f"{m.sigma_N ** 2:.6g}"),
             ("conjugate 1/β̄_k", f"{1 / st.conjugate[it.k].beta_bar:.6g}"),
+            ("Q_μ = Normal(x̄, σ²_(μ|D)): mean x̄", f"{it.m:.6g}"),
             ("σ_(μ|D) = 1/√(Nβ̄_k)", f"{math.sqrt(it.sigma_mu2):.6g}"),
             ("free energy F_k (eq. 17)", f"{it.free_energy:.6g}"),
             ("KL(Q_k‖P)", f"{it.kl:.6g}"),
