@@ -26,9 +26,10 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 
 
-def _time_case(setup, step, repeats: int) -> dict:
+def _time_case(setup, step, repeats: int, warmup: bool = True) -> dict:
     ctx = setup()
-    step(ctx)  # warm-up
+    if warmup:
+        step(ctx)
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -58,8 +59,7 @@ def run(quick: bool = False, only: list[str] | None = None) -> dict:
             continue
         cases = importlib.import_module(f"benchmarks.{mod}").CASES
         for name, (setup, step, target) in cases.items():
-            repeats = 3 if quick else 50
-            r = _time_case(setup, step, repeats)
+            r = _time_case(setup, step, repeats=1 if quick else 50, warmup=not quick)
             r["target_ms"] = target
             results[f"{mod[6:]}/{name}"] = r
     return results
@@ -83,13 +83,36 @@ def write_report(results: dict, outdir: Path, quick: bool) -> tuple[Path, Path]:
     return jpath, mpath
 
 
+def time_test_suite() -> dict:
+    """Wall time of the whole test command's pytest run (installs excluded)."""
+    import subprocess
+    import sys
+
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x"], cwd=HERE.parent,
+                          capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    return {"median_ms": seconds * 1e3, "p95_ms": seconds * 1e3, "repeats": 1,
+            "target_ms": 5 * 60 * 1e3, "summary": tail, "exit_code": proc.returncode}
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description="Run the benchmarks and write a report.")
-    p.add_argument("--quick", action="store_true", help="few repetitions (CI)")
+    p.add_argument("--quick", action="store_true", help="one repetition, no warm-up (CI)")
     p.add_argument("--only", nargs="*", help="substrings of benchmark module names")
     p.add_argument("--outdir", default=str(HERE / "results"))
+    p.add_argument("--figures", default=str(HERE.parent / "figures"),
+                   help="where the timing figures go")
+    p.add_argument("--test-suite", action="store_true",
+                   help="also time the whole pytest run (the default in full mode)")
     args = p.parse_args(argv)
     results = run(args.quick, args.only)
+    if args.test_suite or not (args.quick or args.only):
+        results["tests/whole_test_command"] = time_test_suite()
+    from benchmarks.plots import write_timing_figures
+
+    write_timing_figures(results, Path(args.figures))
     j, m = write_report(results, Path(args.outdir), args.quick)
     print(m.read_text())
 
