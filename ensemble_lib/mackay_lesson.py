@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import ipywidgets as w
@@ -26,7 +27,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.ticker import MaxNLocator
 
-from .mackay_gaussian import FIG1, MacKayGaussian
+from .mackay_gaussian import FIG1, EnsembleIterate, EnsembleRun, MacKayGaussian
 from .plotting import COLORS, figure_png, new_figure
 from .widgets import FigurePanel
 
@@ -200,12 +201,14 @@ def plot_trajectories(ax, model: MacKayGaussian, mackay, conjugate):
 # ---------------------------------------------------------------------------
 
 def fig1a_figure(model: MacKayGaussian = FIG1):
+    """A new Figure with Fig. 1a for ``model`` (default: the paper's N = 5, x̄ = 1, S = 1)."""
     fig, ax = new_figure(5.2, 4.2)
     plot_fig1a(ax, model)
     return fig
 
 
 def fig1b_figure(model: MacKayGaussian = FIG1):
+    """A new Figure with Fig. 1b for ``model`` (default: the paper's N = 5, x̄ = 1, S = 1)."""
     fig, ax = new_figure(5.2, 4.0)
     plot_fig1b(ax, model)
     return fig
@@ -273,13 +276,25 @@ def _controls():
     }
 
 
+@dataclass(frozen=True)
 class EnsembleState:
-    """What one panel step computed (model, both runs, the current iterate)."""
+    """What one panel step computed.
 
-    __slots__ = ("model", "run", "conjugate", "it")
+    Attributes
+    ----------
+    model : MacKayGaussian
+    run : EnsembleRun
+        MacKay's iteration, sweeps 0..K_RANGE[1].
+    conjugate : EnsembleRun
+        The conjugate textbook iteration from the same start.
+    it : EnsembleIterate
+        The iterate shown (sweep k).
+    """
 
-    def __init__(self, model, run, conjugate, it):
-        self.model, self.run, self.conjugate, self.it = model, run, conjugate, it
+    model: MacKayGaussian
+    run: EnsembleRun
+    conjugate: EnsembleRun
+    it: EnsembleIterate
 
 
 class _BlitCanvas(FigureCanvasAgg):
