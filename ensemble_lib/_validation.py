@@ -32,8 +32,8 @@ def integer(name: str, value, *, low: int, high: int | None = None) -> int:
         raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
     value = int(value)
     if value < low or (high is not None and value > high):
-        rng = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an integer in {rng}, got {value}")
+        rng = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be an integer {rng}, got {value}")
     return value
 
 
