@@ -4,10 +4,9 @@
   Laplace (eqs 9–12), diagonal, full and factor (s = 1, eq. 26) KL fits
   (the issue's target: ≤ 5 ms for diagonal and full);
 * one slider step of lesson 1's :class:`~ensemble_lib.toy_study.ToyExplorer`
-  and of lesson 5's :class:`~ensemble_lib.svi_lesson.SVIExplorer`, with the
-  compute (``panel.compute(**panel.values())``) and the draw
-  (``panel.draw(state)`` + :func:`~ensemble_lib.plotting.fast_png`) timed
-  separately and together (target ≤ 50 ms per step);
+  (α and the data seed) and of lesson 5's :class:`~ensemble_lib.svi_lesson.SVIExplorer`
+  (step size), compute and draw timed separately and together
+  (:mod:`benchmarks._panels`; target ≤ 50 ms per step);
 * SVI runs (:func:`~ensemble_lib.svi.svi_fit`): the panel's run and the
   notebook's 3000-step runs with S = 1 and 16.
 """
@@ -18,11 +17,12 @@ import numpy as np
 
 from ensemble_lib.kl_fit import kl_fit
 from ensemble_lib.laplace import laplace_fit
-from ensemble_lib.plotting import fast_png
 from ensemble_lib.svi import svi_fit
 from ensemble_lib.svi_lesson import (DEFAULT_KAPPA, DEFAULT_STEP, DEFAULT_TAU, LESSON_START, N_ITER,
                                      SVIExplorer)
 from ensemble_lib.toy_study import PAPER_PRESET, ToyExplorer, make_posterior
+
+from ._panels import panel_cases
 
 #: the issue's targets
 FIT_TARGET_MS = 5.0
@@ -44,35 +44,6 @@ def _laplace_step(post):
     laplace_fit(post)
 
 
-def _panel_cases(panel_class, prefix):
-    """Compute, draw and whole-step cases for one panel (its default slider values)."""
-
-    def setup():
-        panel = panel_class()
-        panel.update()
-        return panel, panel.compute(**panel.values())
-
-    def compute(ctx):
-        panel, _ = ctx
-        panel.compute(**panel.values())
-
-    def draw(ctx):
-        panel, state = ctx
-        panel.draw(state)
-        fast_png(panel.fig)
-
-    def whole(ctx):
-        panel, _ = ctx
-        panel.draw(panel.compute(**panel.values()))
-        fast_png(panel.fig)
-
-    return {
-        f"{prefix}_slider_compute": (setup, compute, None),
-        f"{prefix}_slider_draw": (setup, draw, None),
-        f"{prefix}_slider_step": (setup, whole, PANEL_TARGET_MS),
-    }
-
-
 def _svi_case(n_samples, schedule, n_iter):
     def step(post):
         svi_fit(post, "full", rng=np.random.default_rng(0), n_samples=n_samples, step_size=DEFAULT_STEP,
@@ -89,8 +60,10 @@ CASES = {
     "fit_full": _fit_case("full", target=FIT_TARGET_MS),
     "fit_factor_s1": _fit_case("factor", rank=1),
     # one slider step of each panel
-    **_panel_cases(ToyExplorer, "toy_explorer"),
-    **_panel_cases(SVIExplorer, "svi_explorer"),
+    **panel_cases(ToyExplorer, "toy_explorer_alpha", "alpha", [0.2, 0.2 * 10**0.05], PANEL_TARGET_MS),
+    **panel_cases(ToyExplorer, "toy_explorer_seed", "seed", [25, 26], PANEL_TARGET_MS),
+    **panel_cases(SVIExplorer, "svi_explorer_step_size", "step_size",
+                  [DEFAULT_STEP, DEFAULT_STEP * 10**0.1], PANEL_TARGET_MS),
     # SVI runs (exact KL recorded only at the end)
     f"svi_full_S1_decaying_{N_ITER}": _svi_case(1, "decaying", N_ITER),
     f"svi_full_S16_decaying_{N_ITER}": _svi_case(16, "decaying", N_ITER),

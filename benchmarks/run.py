@@ -3,8 +3,11 @@
 Each ``benchmarks/bench_*.py`` module exposes ``CASES``: a dict mapping a case
 name to ``(setup, step, target_ms)`` where ``setup()`` returns a context
 object, ``step(ctx)`` is the operation timed, and ``target_ms`` is the
-issue's target (or None). Timings are reported (median, 95th percentile),
-never asserted. ``--quick`` runs few repetitions, as CI does so the harness
+issue's target (or None). The timing itself is pytest-benchmark's
+(``benchmarks/test_cases.py``, 50 rounds after one warm-up, in a separate
+process); this module turns its JSON into the report: median and 95th
+percentile per case, the target, the machine. Timings are reported, never
+asserted. ``--quick`` runs one round of each case, as CI does so the harness
 cannot rot.
 """
 
@@ -12,34 +15,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import importlib
 import json
 import os
 import platform
-import pkgutil
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-
-
-def _time_case(setup, step, repeats: int, warmup: bool = True) -> dict:
-    ctx = setup()
-    if warmup:
-        step(ctx)
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        step(ctx)
-        times.append((time.perf_counter() - t0) * 1e3)
-    return {
-        "median_ms": statistics.median(times),
-        "p95_ms": float(np.percentile(times, 95)),
-        "repeats": repeats,
-    }
 
 
 def machine_info() -> dict:
@@ -53,16 +37,30 @@ def machine_info() -> dict:
 
 
 def run(quick: bool = False, only: list[str] | None = None) -> dict:
+    """Time every case with pytest-benchmark; return ``{case: {median_ms, p95_ms, repeats, target_ms}}``."""
+    import subprocess
+    import sys
+    import tempfile
+
+    env = dict(os.environ, BENCH_ROUNDS="1" if quick else "50", BENCH_WARMUP="0" if quick else "1",
+               BENCH_ONLY=",".join(only or []))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "benchmark.json"
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", str(HERE / "test_cases.py"), "-q", "-p", "no:randomly",
+             f"--benchmark-json={out}", "--benchmark-disable-gc", "--benchmark-sort=name"],
+            cwd=HERE.parent, env=env, capture_output=True, text=True)
+        if proc.returncode != 0 or not out.exists():
+            raise RuntimeError("benchmark run failed:\n" + proc.stdout[-4000:] + proc.stderr[-2000:])
+        data = json.loads(out.read_text())
     results = {}
-    for mod in sorted(m.name for m in pkgutil.iter_modules([str(HERE)]) if m.name.startswith("bench_")):
-        if only and not any(o in mod for o in only):
-            continue
-        cases = importlib.import_module(f"benchmarks.{mod}").CASES
-        for name, (setup, step, target) in cases.items():
-            r = _time_case(setup, step, repeats=1 if quick else 50, warmup=not quick)
-            r["target_ms"] = target
-            results[f"{mod[6:]}/{name}"] = r
-    return results
+    for b in data["benchmarks"]:
+        times = np.asarray(b["stats"]["data"]) * 1e3
+        results[b["param"]] = {"median_ms": float(np.median(times)),
+                               "p95_ms": float(np.percentile(times, 95)),
+                               "repeats": int(times.size),
+                               "target_ms": b["extra_info"].get("target_ms")}
+    return dict(sorted(results.items()))
 
 
 def write_report(results: dict, outdir: Path, quick: bool) -> tuple[Path, Path]:
