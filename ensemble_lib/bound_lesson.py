@@ -50,7 +50,7 @@ from .plotting import (
 )
 from .toy import ToyPosterior
 from .toy_study import PAPER_PRESET, ToyFits, fit_all, make_posterior
-from .widgets import FigurePanel
+from .widgets import FigurePanel, report
 
 #: Largest |correlation| offered by the slider (Q stays positive definite).
 RHO_MAX = 0.999
@@ -298,21 +298,51 @@ class HyperparameterComparison:
         return "\n".join(lines)
 
 
+class _CountedPosterior:
+    """``post`` with its ``with_hyperparameters`` calls counted, to report the grid's progress."""
+
+    def __init__(self, post, progress, start: int, total: int, n_grid: int):
+        self._post, self._progress, self._start, self._total = post, progress, start, total
+        self._n_grid, self._calls = n_grid, 0
+
+    def with_hyperparameters(self, **kwargs):
+        self._calls += 1
+        n_points = self._n_grid * self._n_grid
+        if self._calls <= n_points and self._calls % self._n_grid == 0:
+            what = ("polishing the maximum (Nelder–Mead)" if self._calls == n_points
+                    else f"exact ln P(D | α, β) on a {self._n_grid}×{self._n_grid} grid")
+            report(self._progress, self._start + self._calls, self._total, what=what)
+        return self._post.with_hyperparameters(**kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._post, name)
+
+
 def compare_hyperparameters(post: ToyPosterior | None = None, prior: GammaHyperprior | None = None,
                             n_grid: int = 25, log_alpha_range=(-3.0, 5.0),
-                            log_beta_range=(1.0, 7.0)) -> HyperparameterComparison:
+                            log_beta_range=(1.0, 7.0), progress=None) -> HyperparameterComparison:
     """Run both hyperparameter methods from the hyperprior means and brute-force the evidence maximum.
 
     Both start at α = ab, β = cd (MacKay's run too, for a like-for-like
     trajectory); MacKay's evidence uses the symmetry factor 2 (the mirror mode).
+    ``progress``, if given, is called as ``progress(done, total, what=...)``
+    as the work goes on (three runs, then the grid row by row, then the polish
+    of its maximum; e.g. a :class:`~ensemble_lib.widgets.ProgressBar`).
     """
     post = make_toy() if post is None else post
     prior = GammaHyperprior() if prior is None else prior
     n_grid = check.integer("n_grid", n_grid, low=3, high=200)
+    total = 3 + n_grid * n_grid + 1
+    report(progress, 0, total, what="ensemble, full Q")
     ens = fit_hyperparameters(post, prior, family="full")
+    report(progress, 1, total, what="ensemble, diagonal Q")
     ens_d = fit_hyperparameters(post, prior, family="diagonal")
+    report(progress, 2, total, what="MacKay's evidence")
     ev = evidence_reestimation(post, alpha0=prior.alpha_mean, beta0=prior.beta_mean, symmetry_factor=2)
-    g = evidence_grid(post, np.linspace(*log_alpha_range, n_grid), np.linspace(*log_beta_range, n_grid))
+    report(progress, 3, total, what=f"exact ln P(D | α, β) on a {n_grid}×{n_grid} grid")
+    counted = _CountedPosterior(post, progress, 3, total, n_grid)
+    g = evidence_grid(counted, np.linspace(*log_alpha_range, n_grid), np.linspace(*log_beta_range, n_grid))
+    report(progress, total, total)
     return HyperparameterComparison(post, ens, ens_d, ev, g)
 
 

@@ -42,7 +42,7 @@ from .plotting import (
     update_gaussian_ellipses,
 )
 from .toy import ToyPosterior
-from .widgets import FigurePanel
+from .widgets import FigurePanel, report
 
 #: The "paper-like" preset: β = 100 (noise s.d. 0.1, as in the paper), N = 6,
 #: and the seed and α found by :func:`find_preset` (seeds 0–39, α in
@@ -158,14 +158,22 @@ def fig2_figure(preset: dict | None = None):
 # ---------------------------------------------------------------------------
 
 def kl_table(seeds=range(20), alphas=(0.1, 0.3, 1.0, 3.0), noise_sd: float = TOY_NOISE_SD,
-             n: int = TOY_N) -> list[dict]:
-    """KL of Laplace, diagonal and full fits for every (seed, α); one dict per row."""
+             n: int = TOY_N, progress=None) -> list[dict]:
+    """KL of Laplace, diagonal and full fits for every (seed, α); one dict per row.
+
+    ``progress``, if given, is called as ``progress(done, total)`` after each
+    data set (e.g. a :class:`~ensemble_lib.widgets.ProgressBar`).
+    """
     rows = []
+    seeds, alphas = list(seeds), list(alphas)
+    total = len(seeds) * len(alphas)
+    report(progress, 0, total)
     for alpha in alphas:
         for seed in seeds:
             f = fit_all(make_posterior(seed, alpha, noise_sd, n))
             rows.append({"alpha": float(alpha), "seed": int(seed), "laplace": f.laplace.kl,
                          "diagonal": f.diagonal.kl, "full": f.full.kl})
+            report(progress, len(rows), total)
     return rows
 
 
@@ -299,15 +307,25 @@ class ToyExplorer(FigurePanel):
 # ---------------------------------------------------------------------------
 
 def find_preset(target: float = PAPER_KL["laplace"], seeds=range(40),
-                alphas=(0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0), beta: float = 100.0) -> dict:
-    """The (seed, α) whose Laplace KL (β fixed, N = 6) is closest to ``target``."""
+                alphas=(0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0), beta: float = 100.0,
+                progress=None) -> dict:
+    """The (seed, α) whose Laplace KL (β fixed, N = 6) is closest to ``target``.
+
+    ``progress``, if given, is called as ``progress(done, total)`` after each
+    candidate (e.g. a :class:`~ensemble_lib.widgets.ProgressBar`).
+    """
     best = None
+    seeds, alphas = list(seeds), list(alphas)
+    total, done = len(seeds) * len(alphas), 0
+    report(progress, 0, total)
     for alpha in alphas:
         for seed in seeds:
             post = make_posterior(seed, alpha, 1.0 / np.sqrt(beta), TOY_N)
             kl = laplace_fit(post).kl
             if best is None or abs(kl - target) < abs(best[0] - target):
                 best = (kl, seed, alpha)
+            done += 1
+            report(progress, done, total)
     return {"seed": best[1], "alpha": best[2], "noise_sd": 1.0 / np.sqrt(beta), "n": TOY_N,
             "laplace_kl": best[0]}
 

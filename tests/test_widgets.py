@@ -1,0 +1,96 @@
+"""Feedback from the panels and long computations: errors shown in the panel, progress reported."""
+
+import ipywidgets as w
+import numpy as np
+import pytest
+
+from ensemble_lib.bound_lesson import compare_hyperparameters, make_toy
+from ensemble_lib.toy_study import find_preset, kl_table
+from ensemble_lib.widgets import FigurePanel, ProgressBar, report
+from ensemble_lib.plotting import new_figure
+
+
+class _Panel(FigurePanel):
+    """A one-slider panel whose compute fails on purpose at chosen values."""
+
+    def __init__(self):
+        fig, ax = new_figure(2.0, 2.0)
+        (self.line,) = ax.plot([0, 1], [0, 0])
+        super().__init__({"x": w.IntSlider(value=0, min=0, max=10)}, fig)
+
+    def compute(self, x):
+        if x == 3:
+            raise ValueError("x = 3 is refused")
+        if x == 4:
+            raise KeyError("a bug")
+        return x
+
+    def draw(self, state):
+        self.line.set_ydata([0, state])
+
+    def format_readout(self, state):
+        return f"x = {state}"
+
+
+def test_a_refused_value_is_shown_in_the_status_line_and_keeps_the_figure():
+    p = _Panel()
+    p.update()
+    png = p.image.value
+    p.controls["x"].value = 3
+    assert "Not updated: x = 3 is refused" in p.status.value
+    assert p.image.value == png and p.readout.value == "x = 0"
+    assert not p.controls["x"].disabled
+
+
+def test_an_unexpected_error_in_a_callback_is_shown_in_the_panel_not_lost():
+    p = _Panel()
+    p.update()
+    p.controls["x"].value = 4  # the observer runs the callback; nothing may escape it
+    assert "KeyError" in p.status.value and "a bug" in p.status.value and "compute" in p.status.value
+    assert p.last_error.startswith("KeyError")
+    assert not p.controls["x"].disabled
+    p.controls["x"].value = 5  # and the panel still works
+    assert p.status.value == "" and p.readout.value == "x = 5"
+
+
+def test_controls_are_disabled_while_a_step_runs():
+    seen = []
+
+    class Spy(_Panel):
+        def compute(self, x):
+            seen.append(self.controls["x"].disabled)
+            return x
+
+    p = Spy()
+    p.update()
+    assert seen == [True] and not p.controls["x"].disabled
+
+
+def test_progress_bar_counts_and_has_a_stable_text_form():
+    bar = ProgressBar("fits", display=False)
+    assert bar._repr_mimebundle_()["text/plain"] == "ProgressBar('fits')"
+    bar(2, 5, what="grid")
+    assert (bar.bar.value, bar.bar.max) == (2, 5) and bar.text.value.startswith("grid: 2 of 5 done")
+    bar(5, 5)
+    assert bar.bar.bar_style == "success" and bar.text.value.startswith("done: 5 of 5")
+    report(None, 1, 2)  # no callback: nothing happens
+
+
+def test_long_library_loops_report_every_step_up_to_the_total():
+    calls = []
+    rows = kl_table(seeds=range(2), alphas=(1.0,), progress=lambda d, n: calls.append((d, n)))
+    assert len(rows) == 2 and calls == [(0, 2), (1, 2), (2, 2)]
+    calls.clear()
+    find_preset(seeds=range(2), alphas=(0.2, 1.0), progress=lambda d, n: calls.append((d, n)))
+    assert calls == [(i, 4) for i in range(5)]
+
+
+def test_compare_hyperparameters_reports_progress_without_changing_the_result():
+    calls = []
+    post = make_toy()
+    with_bar = compare_hyperparameters(post, n_grid=4, progress=lambda d, n, what=None: calls.append((d, n)))
+    without = compare_hyperparameters(post, n_grid=4)
+    done = [d for d, _ in calls]
+    assert done == sorted(done) and done[0] == 0 and calls[-1] == (3 + 16 + 1, 3 + 16 + 1)
+    np.testing.assert_array_equal(with_bar.grid.log_evidence, without.grid.log_evidence)
+    assert with_bar.grid.alpha_max == pytest.approx(without.grid.alpha_max, rel=0, abs=0)
