@@ -411,6 +411,7 @@ class EnsemblePanel(FigurePanel):
         it, m = st.it, st.model
         rows = [
             ("sweep k", f"{it.k}"),
+            ("start β̄₀ (sweep 0)", f"{st.run[0].beta_bar:.6g}"),
             ("β̄_k", f"{it.beta_bar:.6g}"),
             ("1/β̄_k", f"{1 / it.beta_bar:.6g}"),
             ("S/(N−1) = σ²_(N−1) (eq. 19)", f"{m.sigma_N1 ** 2:.6g}"),
