@@ -29,6 +29,7 @@ from .bound_lesson import BoundPanel, HyperIterationPanel, compare_hyperparamete
 from .evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
 from .hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters, full_bound, gamma_updates  # noqa: E501
 from .network import NetworkPosterior, add_bias, expected_data_error, network_jacobian, network_output, output_moments, pack_weights, predictive_mean, predictive_variance, unpack_weights  # noqa: E501
+from .network_study import CollapsedBound, EnsembleFit, Network1DPanel, TableConfig, demo_fit, fit_ensemble, fit_evidence, fit_family, laplace_error_bars, load_table, run_split, run_table  # noqa: E501
 from .svi import SVIHistory, reparam_gradient, svi_fit
 
 __version__ = "0.1.0"
