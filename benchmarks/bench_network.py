@@ -15,6 +15,9 @@ from ensemble_lib.gaussian import CovarianceFamily
 from ensemble_lib.kl_fit import kl_fit, kl_objective
 from ensemble_lib.laplace import laplace_fit
 from ensemble_lib.network import NetworkPosterior, add_bias
+from ensemble_lib.network_study import Network1DPanel
+
+from ._panels import panel_cases
 
 #: the issue's target for one bound + gradient evaluation at the Boston size
 BOSTON_TARGET_MS = 50.0
@@ -75,4 +78,6 @@ CASES = {
     "full_N128_H4_k120_d29": _objective_case(128, 28, 4),
     # a full-covariance fit to convergence: N = 20, one input + bias, H = 2, k = 6
     "fit_full_small_N20_H2_k6": (_small_fit_setup, _small_fit_step, None),
+    # one slider step of lesson 4's 1-D demo panel, compute and draw separately
+    **panel_cases(Network1DPanel, "demo_panel_rank", "rank", [1, 2], 50.0),
 }
