@@ -413,17 +413,32 @@ class HyperIterationPanel(FigurePanel):
         self._legend = bx.legend(loc="lower right")
         bx.set_xlabel("iteration")
         bx.set_ylabel("nats")
-        n_max = max(run.n_iter for run in runs)
         controls = {
             "method": w.ToggleButtons(options=[("ensemble (Gamma, full Q)", "ensemble"),
                                                ("MacKay evidence (Laplace)", "evidence")],
                                       value="ensemble", description="method"),
-            "iteration": w.IntSlider(value=0, min=0, max=n_max - 1, description="iteration",
-                                     continuous_update=False),
+            # the slider spans the chosen method's iterations (no dead zone past its last one)
+            "iteration": w.IntSlider(value=0, min=0, max=self.comp.ensemble.n_iter - 1,
+                                     description="iteration", continuous_update=False),
         }
+        self._holding = False
         # draw a representative state first: the base class lays the figure out once
         self.draw(self.compute("ensemble", 0))
         super().__init__(controls, fig, columns=2)
+
+    def _on_change(self, change) -> None:
+        if self._holding:
+            return
+        if change["owner"] is self.controls["method"] and change["new"] in ("ensemble", "evidence"):
+            run = self.comp.ensemble if change["new"] == "ensemble" else self.comp.evidence
+            ctl = self.controls["iteration"]
+            self._holding = True  # a clamped value must not redraw with the old method
+            try:
+                ctl.value = min(ctl.value, run.n_iter - 1)
+                ctl.max = run.n_iter - 1
+            finally:
+                self._holding = False
+        super()._on_change(change)
 
     def compute(self, method, iteration):
         if method not in ("ensemble", "evidence"):
