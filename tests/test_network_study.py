@@ -1,0 +1,352 @@
+"""Tests of lesson 4's study: the collapsed bound, the fits, Laplace error bars, Table 1, the panel.
+
+What tests/test_network.py already proves (⟨E_D⟩, ⟨f⟩, ⟨f²⟩ against Monte Carlo
+and quadrature; every gradient against central differences; the covariance
+families at fixed α, β) is not repeated. Here each quantity is compared with
+something independent: hyperparameters.full_bound, fit_hyperparameters'
+alternation, a 2-D quadrature of the exact toy evidence over (α, β), Monte
+Carlo of the linearised network, the linear model's closed form.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import gammaln
+
+from ensemble_lib import LinearGaussianPosterior
+from ensemble_lib import network_study as ns
+from ensemble_lib.bound_lesson import make_toy
+from ensemble_lib.gaussian import CovarianceFamily
+from ensemble_lib.hyperparameters import (
+    GammaHyperprior,
+    HyperparameterConvergenceWarning,
+    fit_hyperparameters,
+    full_bound,
+    gamma_updates,
+)
+from ensemble_lib.kl_fit import kl_objective
+from ensemble_lib.laplace import laplace_fit
+from ensemble_lib.network import NetworkPosterior, add_bias, network_jacobian, network_output
+
+PRIOR = GammaHyperprior(a=2.0, b=1.0, c=2.0, d=50.0)  # concentrated: small problems converge fast
+
+
+@pytest.fixture(scope="module")
+def small():
+    """H = 2 erf network on 12 noisy points of a sine (k = 6), and a Laplace start."""
+    rng = np.random.default_rng(11)
+    x = np.linspace(-2, 2, 12)
+    t = np.sin(1.3 * x) + 0.1 * rng.normal(size=x.size)
+    post = NetworkPosterior(add_bias(x[:, None]), t, 2, alpha=1.0, beta=25.0, n_quad=24)
+    lap = laplace_fit(post, start=0.5 * rng.normal(size=post.dim), compute_kl=False)
+    return post, lap
+
+
+def random_gaussian(rng, k, scale=0.2):
+    A = scale * rng.normal(size=(k, k)) / math.sqrt(k)
+    return rng.normal(size=k), A @ A.T + 0.05 * np.eye(k)
+
+
+# ---------------------------------------------------------------------------
+# the collapsed bound F*(Q) = max_{R,S} F[Q, R, S]
+# ---------------------------------------------------------------------------
+
+
+def test_collapsed_bound_equals_full_bound_at_the_gamma_updates(small):
+    post, _ = small
+    cb = ns.CollapsedBound(post, PRIOR)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        mean, cov = random_gaussian(rng, post.dim)
+        R, S = gamma_updates(post, mean, cov, PRIOR)
+        assert cb.bound(mean, cov) == pytest.approx(full_bound(post, mean, cov, R, S, PRIOR), abs=1e-9)
+        assert cb.hyperparameters(mean, cov) == pytest.approx((R.mean, S.mean), rel=1e-12)
+        # any other Gamma R, S gives a smaller F (F* is the maximum over R, S)
+        for fac in (0.5, 2.0):
+            R2 = type(R)(R.shape * fac, R.scale)
+            assert full_bound(post, mean, cov, R2, S, PRIOR) < cb.bound(mean, cov)
+
+
+def test_collapsed_bound_gradient_matches_central_differences(small):
+    post, _ = small
+    cb = ns.CollapsedBound(post, PRIOR)
+    fam = CovarianceFamily.make("factor", post.dim, 2)
+    rng = np.random.default_rng(2)
+    theta = fam.pack(*random_gaussian(rng, post.dim))
+    f, g = kl_objective(cb, fam, theta)
+    h = 1e-5
+    fd = np.array([(kl_objective(cb, fam, theta + h * e)[0] - kl_objective(cb, fam, theta - h * e)[0]) / (2 * h)
+                   for e in np.eye(theta.size)])
+    assert np.linalg.norm(g - fd) / np.linalg.norm(fd) < 1e-6
+
+
+def test_optimum_matches_the_papers_alternation_on_a_linear_model():
+    """fit_ensemble (one run on F*) and fit_hyperparameters (alternating eqs 34, 37, 38) agree."""
+    rng = np.random.default_rng(5)
+    Phi = rng.normal(size=(15, 3))
+    lin = LinearGaussianPosterior(Phi, Phi @ [1.0, -0.5, 0.2] + 0.3 * rng.normal(size=15), 1.0, 1.0)
+    alt = fit_hyperparameters(lin, PRIOR, family="full", tol=1e-10, max_iter=500)
+    ens = ns.fit_ensemble(lin, PRIOR, "full", init=[(np.zeros(3), np.eye(3))], gtol=1e-9)
+    assert alt.converged and ens.converged
+    assert ens.alpha == pytest.approx(alt.alpha_final, rel=1e-5)
+    assert ens.beta == pytest.approx(alt.beta_final, rel=1e-5)
+    assert ens.bound == pytest.approx(alt.bound_final, abs=1e-7)
+    np.testing.assert_allclose(ens.mean, alt.mean, atol=1e-6)
+
+
+def test_each_hyperparameter_step_increases_the_bound_on_a_network(small):
+    post, lap = small
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HyperparameterConvergenceWarning)
+        run = fit_hyperparameters(post, PRIOR, family="diagonal", max_iter=6,
+                                  init=(lap.mean, np.diag(1.0 / np.diag(lap.hessian))))
+    tol = 1e-6
+    assert np.all(run.bound_after_update >= run.bound - tol)  # the R, S step (eqs 35–38)
+    assert np.all(run.bound[1:] >= run.bound_after_update[:-1] - tol)  # the Q step (eq. 34)
+    assert run.bound_after_update[-1] > run.bound[0] + 1.0  # and it moved
+    # the collapsed fit is at least as good as any point of the alternation
+    ens = ns.fit_ensemble(post, PRIOR, "diagonal", init=[(lap.mean, np.diag(1.0 / np.diag(lap.hessian)))])
+    assert ens.bound >= run.bound_after_update.max() - 1e-6
+
+
+def test_factor_families_diagonal_to_full_on_a_fit(small):
+    """s = 0 equals diagonal; s = k − 1 reaches full; F* never decreases with s (warm chain)."""
+    post, lap = small
+    start = [(lap.mean, np.diag(1.0 / np.diag(lap.hessian)))]
+    diag = ns.fit_ensemble(post, PRIOR, "diagonal", init=start, gtol=1e-8)
+    fac0 = ns.fit_ensemble(post, PRIOR, "factor", 0, init=start, gtol=1e-8)
+    assert fac0.bound == pytest.approx(diag.bound, abs=1e-7)
+    full = ns.fit_ensemble(post, PRIOR, "full", init=[(lap.mean, lap.cov)], gtol=1e-8)
+    top = ns.fit_ensemble(post, PRIOR, "factor", post.dim - 1, init=[(full.mean, full.cov)], gtol=1e-8)
+    assert top.bound == pytest.approx(full.bound, abs=1e-5)
+    bounds, prev = [diag.bound], diag
+    for s in (1, 2):
+        prev = ns.fit_ensemble(post, PRIOR, "factor", s, warm=prev)
+        bounds.append(prev.bound)
+    assert np.all(np.diff(bounds) >= -1e-7), bounds
+    assert max(bounds) <= full.bound + 1e-6
+    assert full.bound > diag.bound + 0.01  # the richer family matters on this problem
+
+
+def test_bound_never_exceeds_the_exact_log_evidence_on_the_toy():
+    """F*(Q) ≤ ln P(D) = ln ∫∫ P(D|α,β) p(α) p(β) dα dβ, by 2-D quadrature of the exact toy evidence."""
+    toy = make_toy()
+    # concentrated hyperpriors (ln α, ln β each with s.d. ≈ 1/√20) keep the quadrature grid small
+    prior = GammaHyperprior(a=20.0, b=0.01, c=20.0, d=5.0)
+    la = np.linspace(math.log(0.2) - 1.6, math.log(0.2) + 1.6, 17)
+    lb = np.linspace(math.log(100.0) - 1.6, math.log(100.0) + 1.6, 17)
+    logp = np.empty((lb.size, la.size))
+    for j, b in enumerate(lb):
+        for i, a in enumerate(la):
+            ev = toy.with_hyperparameters(alpha=math.exp(a), beta=math.exp(b)).log_evidence
+            # Gamma densities in (ln α, ln β): x^shape e^{−x/scale} / (Γ(shape) scale^shape)
+            logp[j, i] = (ev + prior.a * a - math.exp(a) / prior.b - gammaln(prior.a) - prior.a * math.log(prior.b)
+                          + prior.c * b - math.exp(b) / prior.d - gammaln(prior.c) - prior.c * math.log(prior.d))
+    h = (la[1] - la[0]) * (lb[1] - lb[0])
+    m = logp.max()
+    assert logp[0].max() < m - 10 and logp[-1].max() < m - 10  # the grid holds the mass
+    assert logp[:, 0].max() < m - 10 and logp[:, -1].max() < m - 10
+    log_evidence = m + math.log(np.sum(np.exp(logp - m)) * h)
+    lap = laplace_fit(toy, compute_kl=False)
+    for family in ("diagonal", "full"):
+        fit = ns.fit_ensemble(toy, prior, family, init=[(lap.mean, lap.cov)])
+        assert fit.bound <= log_evidence
+        assert fit.bound > log_evidence - 5.0  # and it is a useful bound, not a trivial one
+
+
+# ---------------------------------------------------------------------------
+# MacKay's evidence with restarts, and the Laplace error bars
+# ---------------------------------------------------------------------------
+
+
+def test_laplace_error_bars_match_monte_carlo_of_the_linearised_network(small):
+    post, lap = small
+    rng = np.random.default_rng(3)
+    Xn = add_bias(np.array([[-3.0], [0.1], [1.7]]))
+    mean, var = ns.laplace_error_bars(post, lap.mean, lap.hessian, post.beta, Xn)
+    np.testing.assert_allclose(mean, network_output(lap.mean, Xn, 2), atol=1e-14)
+    n = 400_000
+    W = rng.multivariate_normal(lap.mean, lap.cov, size=n)
+    G = network_jacobian(lap.mean, Xn, 2)
+    y = mean + (W - lap.mean) @ G.T + rng.normal(size=(n, 3)) / math.sqrt(post.beta)
+    sd_of_var = y.var(axis=0) * math.sqrt(2.0 / n)  # standard error of a Gaussian variance
+    assert np.all(np.abs(y.var(axis=0) - var) < 4 * sd_of_var)
+    assert np.all(np.abs(y.mean(axis=0) - mean) < 4 * np.sqrt(var / n))
+
+
+def test_fit_evidence_returns_the_best_restart_and_is_reproducible(small):
+    post, _ = small
+    a = ns.fit_evidence(post, np.random.default_rng(0), n_restarts=3)
+    b = ns.fit_evidence(post, np.random.default_rng(0), n_restarts=3)
+    assert a.final.log_evidence == b.final.log_evidence
+    singles = [ns.fit_evidence(post, np.random.default_rng(0), n_restarts=k).final.log_evidence
+               for k in (1, 2)]
+    assert a.final.log_evidence >= max(singles) - 1e-12
+    assert a.symmetry_factor == 8  # H! 2^H for H = 2 (MacKay §4.1)
+    # at the fixed point, α = γ/Σw² and β = (N − γ)/2E_D (eqs 22, 24)
+    st = a.final
+    assert st.alpha == pytest.approx(st.gamma / st.sum_w2, rel=1e-5)
+    assert st.beta == pytest.approx((post.n_data - st.gamma) / (2 * st.data_error), rel=1e-5)
+
+
+def test_failed_optimisations_warn_or_raise(small):
+    post, lap = small
+    with pytest.warns(HyperparameterConvergenceWarning, match="none of the 2 restarts converged"):
+        ns.fit_evidence(post, np.random.default_rng(0), n_restarts=2, max_iter=1)
+    from ensemble_lib.kl_fit import KLFitWarning
+
+    with pytest.warns(KLFitWarning, match="stopped before converging"):
+        ns.fit_family(ns.CollapsedBound(post, PRIOR), "factor", 1,
+                      warm=ns.fit_ensemble(post, PRIOR, "diagonal", init=[(lap.mean, lap.cov)]),
+                      maxiter=1)
+
+
+def test_bad_input_names_the_argument(small):
+    post, lap = small
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="n_hidden must be an integer in"):
+        ns.symmetry_factor(0)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        ns.fit_evidence(post, 0)
+    with pytest.raises(ValueError, match="n_restarts must be an integer in"):
+        ns.fit_evidence(post, rng, n_restarts=0)
+    with pytest.raises(ValueError, match="init .* or warm"):
+        ns.fit_ensemble(post, PRIOR, "diagonal")
+    with pytest.raises(ValueError, match="rank"):
+        ns.fit_ensemble(post, PRIOR, "factor", post.dim, init=[(lap.mean, lap.cov)])
+    with pytest.raises(ValueError, match="prior must be a GammaHyperprior"):
+        ns.CollapsedBound(post, (1, 2, 3, 4))
+    with pytest.raises(ValueError, match="cov must have shape"):
+        ns.laplace_error_bars(post, lap.mean, np.eye(3), 1.0, post.X)
+    with pytest.raises(ValueError, match="beta must be a finite number > 0"):
+        ns.laplace_error_bars(post, lap.mean, lap.hessian, math.nan, post.X)
+    with pytest.raises(ValueError, match="X must contain only finite"):
+        ns.laplace_error_bars(post, lap.mean, lap.hessian, 1.0, np.full((2, 2), np.inf))
+    with pytest.raises(ValueError, match="n_hidden must be an integer in"):
+        ns.TableConfig(n_hidden=0)
+    with pytest.raises(ValueError, match="ranks must lie in"):
+        ns.run_split(np.random.default_rng(0).normal(size=(30, 2)), np.arange(30.0),
+                     ns.TableConfig(n_train=20, n_hidden=1, ranks=(5,), n_restarts=1))
+    with pytest.raises(ValueError, match="dataset must be one of"):
+        ns.run_table("iris")
+    with pytest.raises(ValueError, match="rank must be an integer in"):
+        ns.demo_fit(*ns.demo_data(), n_hidden=1, rank=3, alpha=1.0, adapt=False)
+
+
+# ---------------------------------------------------------------------------
+# Table 1: the same code path as the command, on a tiny configuration
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_table(tmp_path_factory):
+    out = tmp_path_factory.mktemp("table")
+    ns.main(["--table", "--datasets", "boston", "--n-splits", "2", "--n-train", "40",
+             "--n-hidden", "1", "--ranks", "1", "2", "--outdir", str(out)])
+    return json.loads((out / "boston_table1.json").read_text())
+
+
+def test_table_command_stores_the_documented_json(tiny_table):
+    r = tiny_table
+    assert r["config"]["n_train"] == 40 and r["config"]["prior"] == {"a": 0.25, "b": 400.0, "c": 0.05, "d": 2000.0}
+    assert set(r["methods"]) == {"ensemble_s1", "ensemble_diagonal", "laplace_evidence", "ensemble_s2",
+                                 "ensemble_full"}
+    assert r["paper"] == {"ensemble_s1": 0.22, "ensemble_diagonal": 0.28, "laplace_evidence": 0.33}
+    assert len(r["splits"]) == 2 and r["splits"][0]["n_test"] == 466
+    for key, m in r["methods"].items():
+        vals = [s["methods"][key]["test_mse"] for s in r["splits"]]
+        assert m["test_mse"]["mean"] == pytest.approx(np.mean(vals))
+        assert m["test_mse"]["se"] == pytest.approx(np.std(vals, ddof=1) / math.sqrt(2))
+        assert all(np.isfinite([m["bound"]["mean"], m["alpha"]["mean"], m["beta"]["mean"]]))
+    assert r["methods"]["laplace_evidence"]["log_evidence"]["mean"] is not None
+    assert "race" in r["note"]
+    assert "Ensemble (s = 1)" in ns.format_table(r)
+
+
+def test_table_ordering_on_the_tiny_configuration(tiny_table):
+    """Bounds: diagonal ≤ s = 1 ≤ s = 2 ≤ full and every ensemble ≥ Laplace's Gaussian, on every split;
+    every method beats predicting the training mean."""
+    for s in tiny_table["splits"]:
+        m = s["methods"]
+        F = [m[k]["bound"] for k in ("ensemble_diagonal", "ensemble_s1", "ensemble_s2", "ensemble_full")]
+        assert np.all(np.diff(F) >= -1e-6), F
+        assert F[0] >= m["laplace_evidence"]["bound"] - 1e-6
+        assert all(v["test_mse"] < s["baseline_mse"] for v in m.values())
+
+
+def test_run_split_is_reproducible_from_its_seed():
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = np.sin(X[:, 0]) + 0.1 * np.random.default_rng(1).normal(size=40)
+    cfg = ns.TableConfig(n_train=20, n_hidden=1, ranks=(1,), full=False, n_restarts=1)
+    a, b = ns.run_split(X, y, cfg, 3), ns.run_split(X, y, cfg, 3)
+    assert a["methods"] == b["methods"]
+
+
+# ---------------------------------------------------------------------------
+# the 1-D demo panel
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def panel():
+    p = ns.Network1DPanel()
+    p.update()
+    return p
+
+
+@pytest.mark.parametrize("name,value", [("n_hidden", 1), ("rank", 0), ("adapt", False), ("alpha", 0.1),
+                                        ("rank", 2), ("n_hidden", 3), ("adapt", True)])
+def test_each_control_changes_the_figure_and_the_readout(panel, name, value):
+    png, text, n0 = panel.image.value, panel.readout.value, panel.n_updates
+    panel.controls[name].value = value
+    assert panel.n_updates == n0 + 1 and panel.last_error is None, panel.last_error
+    assert panel.image.value != png and panel.readout.value != text, name
+    st = panel.state
+    assert f"{st.ens_alpha:.4g}" in panel.readout.value
+
+
+def test_slider_ranges_are_the_documented_ones(panel):
+    c = panel.controls
+    assert (c["n_hidden"].min, c["n_hidden"].max) == ns.H_RANGE
+    assert (c["rank"].min, c["rank"].max) == ns.S_RANGE
+    assert (c["alpha"].min, c["alpha"].max) == ns.LOG10_ALPHA_RANGE
+
+
+@pytest.mark.parametrize("n_hidden", list(range(ns.H_RANGE[0], ns.H_RANGE[1] + 1)))
+def test_slider_sweep_gives_finite_predictions(n_hidden):
+    """Every H, the extreme s and α, fixed and adapted: finite means, positive error bars."""
+    x, t = ns.demo_data()
+    cases = [(ns.S_RANGE[1], 10 ** ns.LOG10_ALPHA_RANGE[0], False), (0, 10 ** ns.LOG10_ALPHA_RANGE[1], False),
+             (1, 1.0, True)]
+    for rank, alpha, adapt in cases:
+        st = ns.demo_fit(x, t, n_hidden, rank, alpha, adapt, n_grid=41)
+        for arr in (st.ens_mean, st.ens_sd, st.lap_mean, st.lap_sd):
+            assert np.all(np.isfinite(arr))
+        assert np.all(st.ens_sd > 0) and np.all(st.lap_sd > 0)
+        assert np.isfinite([st.bound, st.lap_bound, st.lap_log_evidence]).all()
+        # error bars include the noise: never below 1/√β
+        assert np.all(st.ens_sd >= 1 / math.sqrt(st.ens_beta) - 1e-12)
+
+
+def test_error_bars_grow_away_from_the_data():
+    st = ns.demo_fit(*ns.demo_data(), **ns.DEMO_DEFAULTS)
+    mid = st.x_grid.size // 2  # x = 0, in the gap
+    edge = 0  # x = −3, beyond the data
+    x_data = ns.demo_data()[0]
+    i_near = int(np.argmin(np.abs(st.x_grid - x_data[3])))
+    for sd in (st.ens_sd, st.lap_sd):
+        assert sd[edge] > sd[i_near] and sd[mid] > sd[i_near]
+
+
+def test_write_figures_is_byte_stable(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = ns.write_figures(tmp_path / "a"), ns.write_figures(tmp_path / "b")
+    assert [p.name for p in a] == ["network_1d_demo.png", "boston_table1.png"]
+    for x, y in zip(a, b):
+        assert x.read_bytes() == y.read_bytes() and x.stat().st_size > 10_000
