@@ -18,6 +18,7 @@ WRITERS = [
     "ensemble_lib.mackay_lesson",
     "ensemble_lib.bound_lesson",
     "ensemble_lib.svi_lesson",
+    "ensemble_lib.network_study",
 ]
 
 DEFAULT_OUTDIR = Path(__file__).resolve().parent.parent / "figures"
