@@ -38,9 +38,8 @@ bound (17) at ``ᾱ = r/(W/2 + 1/b)``, ``β̄ = u/(⟨E_D⟩ + 1/d)`` — exactl
 updates (37)–(38) — so a stationary point of F* is a fixed point of the
 paper's alternation (fit Q, update ᾱ, β̄) with the same bound. Maximising F*
 with one quasi-Newton run replaces the alternation, whose outer loop
-converges linearly and slowly on Boston (a factor s = 1 run of
-:func:`~ensemble_lib.fit_hyperparameters` needed more than 60 outer
-iterations, over 3 minutes, to reach |Δ ln ᾱ| < 10⁻³). The tests check
+converges only linearly (each outer step refits Q from scratch to a
+tolerance, so a Boston-sized run costs many full fits). The tests check
 F* against :func:`~ensemble_lib.hyperparameters.full_bound` and its optimum
 against :func:`~ensemble_lib.fit_hyperparameters` on a small problem.
 
