@@ -1,5 +1,7 @@
 """Feedback from the panels and long computations: errors shown in the panel, progress reported."""
 
+import gc
+
 import ipywidgets as w
 import numpy as np
 import pytest
@@ -10,30 +12,51 @@ from ensemble_lib.widgets import FigurePanel, ProgressBar, report
 from ensemble_lib.plotting import new_figure
 
 
-class _Panel(FigurePanel):
-    """A one-slider panel whose compute fails on purpose at chosen values."""
+def _panel_class():
+    """A one-slider panel whose compute fails on purpose at chosen values.
 
-    def __init__(self):
-        fig, ax = new_figure(2.0, 2.0)
-        (self.line,) = ax.plot([0, 1], [0, 0])
-        super().__init__({"x": w.IntSlider(value=0, min=0, max=10)}, fig)
+    Made per test and collected afterwards (see the fixture): a FigurePanel
+    subclass that outlives its test would count as a lesson panel elsewhere
+    (the benchmark and browser suites walk ``FigurePanel.__subclasses__()``).
+    """
 
-    def compute(self, x):
-        if x == 3:
-            raise ValueError("x = 3 is refused")
-        if x == 4:
-            raise KeyError("a bug")
-        return x
+    class _Panel(FigurePanel):
+        def __init__(self):
+            fig, ax = new_figure(2.0, 2.0)
+            (self.line,) = ax.plot([0, 1], [0, 0])
+            super().__init__({"x": w.IntSlider(value=0, min=0, max=10)}, fig)
 
-    def draw(self, state):
-        self.line.set_ydata([0, state])
+        def compute(self, x):
+            if x == 3:
+                raise ValueError("x = 3 is refused")
+            if x == 4:
+                raise KeyError("a bug")
+            return x
 
-    def format_readout(self, state):
-        return f"x = {state}"
+        def draw(self, state):
+            self.line.set_ydata([0, state])
+
+        def format_readout(self, state):
+            return f"x = {state}"
+
+    return _Panel
 
 
-def test_a_refused_value_is_shown_in_the_status_line_and_keeps_the_figure():
-    p = _Panel()
+@pytest.fixture
+def Panel():
+    from ipywidgets.widgets.widget import _instances
+
+    before = set(_instances)
+    yield _panel_class()
+    # close the test's widgets (the registry keeps them, their observers keep the panel and its
+    # class), then drop the test's subclasses from FigurePanel.__subclasses__()
+    for key in set(_instances) - before:
+        _instances[key].close()
+    gc.collect()
+
+
+def test_a_refused_value_is_shown_in_the_status_line_and_keeps_the_figure(Panel):
+    p = Panel()
     p.update()
     png = p.image.value
     p.controls["x"].value = 3
@@ -42,8 +65,8 @@ def test_a_refused_value_is_shown_in_the_status_line_and_keeps_the_figure():
     assert not p.controls["x"].disabled
 
 
-def test_an_unexpected_error_in_a_callback_is_shown_in_the_panel_not_lost():
-    p = _Panel()
+def test_an_unexpected_error_in_a_callback_is_shown_in_the_panel_not_lost(Panel):
+    p = Panel()
     p.update()
     p.controls["x"].value = 4  # the observer runs the callback; nothing may escape it
     assert "KeyError" in p.status.value and "a bug" in p.status.value and "compute" in p.status.value
@@ -53,10 +76,10 @@ def test_an_unexpected_error_in_a_callback_is_shown_in_the_panel_not_lost():
     assert p.status.value == "" and p.readout.value == "x = 5"
 
 
-def test_controls_are_disabled_while_a_step_runs():
+def test_controls_are_disabled_while_a_step_runs(Panel):
     seen = []
 
-    class Spy(_Panel):
+    class Spy(Panel):
         def compute(self, x):
             seen.append(self.controls["x"].disabled)
             return x
@@ -94,3 +117,15 @@ def test_compare_hyperparameters_reports_progress_without_changing_the_result():
     assert done == sorted(done) and done[0] == 0 and calls[-1] == (3 + 16 + 1, 3 + 16 + 1)
     np.testing.assert_array_equal(with_bar.grid.log_evidence, without.grid.log_evidence)
     assert with_bar.grid.alpha_max == pytest.approx(without.grid.alpha_max, rel=0, abs=0)
+
+
+def test_test_panels_do_not_outlive_their_tests():
+    from ensemble_lib.widgets import FigurePanel as Base
+
+    gc.collect()
+    stack, names = [Base], set()
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            names.add(sub.__qualname__)
+            stack.append(sub)
+    assert not {n for n in names if "<locals>" in n}, names
