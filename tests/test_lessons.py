@@ -1,0 +1,45 @@
+"""The learning path is complete: every lesson is in the index notebook, the README and notebooks/."""
+
+import json
+import re
+from pathlib import Path
+
+from ensemble_lib.lessons import LESSONS
+
+ROOT = Path(__file__).resolve().parent.parent
+NB = ROOT / "notebooks"
+
+
+def test_every_lesson_notebook_is_listed_and_every_listed_lesson_exists():
+    on_disk = {p.name for p in NB.glob("[0-9][0-9]_*.ipynb")} - {"00_learning_path.ipynb"}
+    listed = {lesson.notebook for lesson in LESSONS}
+    assert on_disk == listed
+    numbers = [lesson.notebook[:2] for lesson in LESSONS]
+    assert numbers == sorted(numbers), "lessons are listed in order"
+
+
+def test_every_lesson_has_its_main_figure():
+    for lesson in LESSONS:
+        assert (ROOT / "figures" / lesson.figure).is_file(), lesson.figure
+
+
+def test_index_notebook_and_readme_link_every_lesson_and_its_figure():
+    index = json.loads((NB / "00_learning_path.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in index["cells"] if c["cell_type"] == "markdown")
+    readme = (ROOT / "README.md").read_text()
+    for lesson in LESSONS:
+        assert f"]({lesson.notebook})" in text
+        assert f"../figures/{lesson.figure}" in text
+        assert re.search(rf"\(notebooks/{re.escape(lesson.notebook)}\)", readme), lesson.notebook
+        assert f"figures/{lesson.figure}" in readme, lesson.figure
+
+
+def test_every_lesson_ends_with_exercises_whose_solutions_are_hidden():
+    for lesson in LESSONS:
+        nb = json.loads((NB / lesson.notebook).read_text())
+        md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+        assert "Exercise" in md and "Summary" in md and "References" in md, lesson.notebook
+        solutions = [c for c in nb["cells"] if "solution" in c.get("metadata", {}).get("tags", [])]
+        assert 3 <= len(solutions), lesson.notebook
+        for c in solutions:
+            assert c["metadata"].get("jupyter", {}).get("source_hidden") is True, lesson.notebook
