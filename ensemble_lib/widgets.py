@@ -11,7 +11,8 @@ Every lesson's interactive section is a :class:`FigurePanel` subclass:
 * errors from a bad value are shown in the panel's status line (never lost
   in a log), and the previous figure stays; an unexpected error (a bug) is
   shown there too, with its type and the line that raised it;
-* while a step runs, the controls are disabled.
+* while a step runs, the controls are disabled; a control the current values
+  make irrelevant stays disabled (:meth:`FigurePanel.inactive_controls`).
 
 A computation in a notebook that takes more than about a second reports its
 progress through :class:`ProgressBar` (a bar and a status text, displayed
@@ -50,6 +51,7 @@ class FigurePanel:
         ctl_list = list(self.controls.values())
         rows = [widgets.HBox(ctl_list[i : i + columns]) for i in range(0, len(ctl_list), columns)]
         self.widget = widgets.VBox([*rows, self.image, self.readout, self.status])
+        self._set_disabled(False)  # controls irrelevant at the start values are shown disabled
 
     # -- to be supplied by a lesson ---------------------------------------
     def compute(self, **values):  # pragma: no cover - abstract
@@ -60,6 +62,15 @@ class FigurePanel:
 
     def format_readout(self, state) -> str:
         return ""
+
+    def inactive_controls(self, **values) -> set[str]:
+        """Names of controls that ``values`` make irrelevant; they are shown disabled.
+
+        A control the computation ignores in some state (e.g. a prior
+        precision slider while the hyperparameters are being adapted) must not
+        look movable: override this to name it. Default: none.
+        """
+        return set()
 
     # -- machinery ----------------------------------------------------------
     def values(self) -> dict:
@@ -82,8 +93,10 @@ class FigurePanel:
         )
 
     def _set_disabled(self, flag: bool) -> None:
-        for ctl in self.controls.values():
-            ctl.disabled = flag
+        """Disable every control (while a step runs), or enable all but the inactive ones."""
+        inactive = set() if flag else set(self.inactive_controls(**self.values()))
+        for name, ctl in self.controls.items():
+            ctl.disabled = flag or name in inactive
 
     def update(self):
         """Recompute from the current control values, redraw, re-render; return the state."""

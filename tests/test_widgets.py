@@ -129,3 +129,25 @@ def test_test_panels_do_not_outlive_their_tests():
             names.add(sub.__qualname__)
             stack.append(sub)
     assert not {n for n in names if "<locals>" in n}, names
+
+
+def test_a_control_the_values_make_irrelevant_is_shown_disabled(Panel):
+    class WithSwitch(Panel):
+        def __init__(self):
+            super().__init__()
+            self.controls["auto"] = w.Checkbox(value=True)
+            self.controls["auto"].observe(self._on_change, names="value")
+            self._set_disabled(False)
+
+        def compute(self, x, auto=True):
+            return x
+
+        def inactive_controls(self, x, auto=True):
+            return {"x"} if auto else set()
+
+    p = WithSwitch()
+    assert p.controls["x"].disabled and not p.controls["auto"].disabled
+    p.controls["auto"].value = False  # the step runs, then x is enabled again
+    assert not p.controls["x"].disabled
+    p.controls["auto"].value = True
+    assert p.controls["x"].disabled
