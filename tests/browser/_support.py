@@ -1,0 +1,598 @@
+"""Helpers for the real-browser tests: servers, notebook discovery and panel driving.
+
+The browser tests start real servers (JupyterLab, Voilà) on free localhost
+ports over a temporary copy of ``notebooks/`` and drive Debian's Chromium with
+the Python ``playwright`` package (no ``playwright install``).
+
+Which panels a notebook must show (the coverage rule)
+-----------------------------------------------------
+Every interactive panel is a :class:`ensemble_lib.widgets.FigurePanel`
+subclass. :func:`expected_panels` reads a notebook's code cells (with
+:mod:`ast`, without running them) and counts the places where a panel is
+*displayed*:
+
+* the cell's last statement is an expression that is a panel variable, its
+  ``.widget`` attribute, or a direct call of a panel class
+  (``panel = ToyExplorer(); panel.update(); panel.widget``), or
+* the cell calls ``display(...)`` with such an expression as an argument.
+
+A panel variable is a name assigned from a call of any ``FigurePanel``
+subclass defined anywhere in ``ensemble_lib`` (found by importing every
+submodule and walking ``FigurePanel.__subclasses__()``). The browser test
+then requires that the number of panels found in the page (a widget box with
+a direct ``.widget-image`` child) equals that count, and that no slider,
+dropdown or widget image on the page lies outside a visited panel. So a panel
+the suite did not exercise, or a raw ``interact`` the rule does not know,
+fails the test instead of being silently skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib
+import json
+import os
+import pkgutil
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+LATENCY_JSON = ROOT / "benchmarks" / "results" / "browser-latency.json"
+LATENCY_MD = ROOT / "benchmarks" / "results" / "browser-latency.md"
+LATENCY_TARGET_MS = 150.0
+
+# What the suite visited, filled by the tests and checked by test_zz_coverage.py:
+# {"lab" | "voila": {notebook name: number of panels exercised, or -1 if a check failed}}
+VISITED: dict[str, dict[str, int]] = {"lab": {}, "voila": {}}
+# Set by conftest when -k/-m/--deselect/node ids left some browser tests out.
+PARTIAL_RUN = None  # replaced by a pytest.StashKey in conftest
+# Per-panel latency records, written to LATENCY_JSON / LATENCY_MD at the end.
+LATENCY: list[dict] = []
+
+CHROMIUM = Path("/usr/bin/chromium")
+# what `make app` passes to Voilà so markdown images relative to notebooks/ render
+VOILA_RENDERER = "ensemble_lib.voila_app.NotebookRelativeImages"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+# Generous: the machine may be shared and slow. Waits are on DOM conditions,
+# these are only upper bounds after which a test fails with a message.
+SERVER_START_S = 90
+PAGE_LOAD_MS = 120_000
+RUN_ALL_MS = 300_000
+UPDATE_MS = 60_000
+
+# Browser console messages that are known to be harmless offline noise.
+# Anything else of type "error", any message containing "Traceback" and any
+# uncaught page error fails the test.
+IGNORED_CONSOLE = [
+    # fonts and icons fetched from a CDN or a missing local file (no network here)
+    re.compile(r"Failed to load resource.*"),
+    re.compile(r"(font|woff2?|ttf|favicon|\.ico)", re.I),
+    # JupyterLab's optional checks for news/updates and the kernel-spec logo
+    re.compile(r"(news|update|announcement)", re.I),
+]
+
+
+def notebooks() -> list[Path]:
+    """Every notebook of the suite, in lesson order."""
+    return sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def first_notebook_with_panels(classes: set[str] | None = None) -> Path | None:
+    """The first lesson (in order) that displays a panel: the README's screenshots come from it."""
+    return next((nb for nb in notebooks() if expected_panels(nb, classes)), None)
+
+
+def is_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+# ---------------------------------------------------------------------------
+# Coverage rule: which panels must a notebook display?
+# ---------------------------------------------------------------------------
+
+def panel_class_names() -> set[str]:
+    """Names of every FigurePanel subclass defined in ensemble_lib."""
+    import ensemble_lib
+    from ensemble_lib.widgets import FigurePanel
+
+    for mod in pkgutil.walk_packages(ensemble_lib.__path__, "ensemble_lib."):
+        with contextlib.suppress(Exception):
+            importlib.import_module(mod.name)
+    names, todo = set(), [FigurePanel]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            names.add(sub.__name__)
+            todo.append(sub)
+    return names
+
+
+def _strip_magics(src: str) -> str:
+    return "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in src.splitlines())
+
+
+def displayed_panels(nb_path: Path, classes: set[str] | None = None) -> list[str]:
+    """Class names of the FigurePanel widgets the notebook displays, in order (see module docstring)."""
+    classes = panel_class_names() if classes is None else classes
+    cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
+    panel_vars: dict[str, str] = {}  # variable -> panel class
+
+    def callee(node) -> str | None:
+        if isinstance(node, ast.Call):
+            f = node.func
+            return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        return None
+
+    def panel_of(node) -> str | None:
+        if isinstance(node, ast.Attribute) and node.attr == "widget":
+            node = node.value
+        if isinstance(node, ast.Name):
+            return panel_vars.get(node.id)
+        name = callee(node)
+        return name if name in classes else None
+
+    shown: list[str] = []
+    for cell in cells:
+        if cell["cell_type"] != "code":
+            continue
+        src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        try:
+            tree = ast.parse(_strip_magics(src))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and callee(node.value) in classes:
+                panel_vars.update({t.id: callee(node.value) for t in node.targets if isinstance(t, ast.Name)})
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and callee(node) == "display":
+                shown += [c for c in map(panel_of, node.args) if c]
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and panel_of(tree.body[-1].value):
+            shown.append(panel_of(tree.body[-1].value))
+    return shown
+
+
+def expected_panels(nb_path: Path, classes: set[str] | None = None) -> int:
+    """How many FigurePanel widgets the notebook displays (see module docstring)."""
+    return len(displayed_panels(nb_path, classes))
+
+
+def leaf_panel_classes() -> set[str]:
+    """FigurePanel subclasses with no subclass of their own: each must be shown by some notebook."""
+    import ensemble_lib  # noqa: F401  (panel_class_names imports every submodule)
+    from ensemble_lib.widgets import FigurePanel
+
+    panel_class_names()
+    leaves, todo = set(), [FigurePanel]
+    while todo:
+        cls = todo.pop()
+        subs = cls.__subclasses__()
+        if not subs and cls is not FigurePanel and cls.__module__.startswith("ensemble_lib."):
+            leaves.add(cls.__name__)
+        todo.extend(subs)
+    return leaves
+
+
+# ---------------------------------------------------------------------------
+# Servers
+# ---------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def copy_suite(dest: Path) -> Path:
+    """A temporary copy of notebooks/ and figures/ (autosave and kernels must not touch the real ones).
+
+    The servers are rooted at ``dest``, so notebooks are at ``notebooks/NAME``
+    and their ``../figures/`` links (the learning path's thumbnails) resolve.
+    """
+    (dest / "notebooks").mkdir(parents=True, exist_ok=True)
+    for nb in notebooks():
+        shutil.copy2(nb, dest / "notebooks" / nb.name)
+    shutil.copytree(ROOT / "figures", dest / "figures", dirs_exist_ok=True)
+    return dest
+
+
+def isolated_jupyter_env(base: Path) -> dict:
+    """Environment with empty Jupyter config/settings/workspaces/runtime dirs under ``base``.
+
+    The page config disables JupyterLab's announcements plugin (its "news"
+    toast would cover screenshots and it tries to reach the network). The
+    notebook is rendered without windowing so every cell is in the DOM.
+    """
+    cfg, settings, ws, runtime = (base / d for d in ("config", "settings", "workspaces", "runtime"))
+    (cfg / "labconfig").mkdir(parents=True, exist_ok=True)
+    (cfg / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+    nb_settings = settings / "@jupyterlab" / "notebook-extension"
+    nb_settings.mkdir(parents=True, exist_ok=True)
+    (nb_settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    ws.mkdir(parents=True, exist_ok=True)
+    runtime.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.update(JUPYTER_CONFIG_DIR=str(cfg), JUPYTERLAB_SETTINGS_DIR=str(settings),
+               JUPYTERLAB_WORKSPACES_DIR=str(ws), JUPYTER_RUNTIME_DIR=str(runtime),
+               PYTHONUNBUFFERED="1", MPLBACKEND="agg")
+    env.pop("JUPYTER_PATH", None)
+    return env
+
+
+class Server:
+    """A server process in its own process group, stopped (group-wide) on exit."""
+
+    def __init__(self, cmd: list[str], env: dict, log_path: Path, ready_url: str, cwd=None):
+        self.cmd, self.env, self.log_path, self.ready_url, self.cwd = cmd, env, log_path, ready_url, cwd
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "Server":
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(self.cmd, env=self.env, cwd=self.cwd, stdout=self._log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     start_new_session=True)
+        deadline = time.monotonic() + SERVER_START_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with code {self.proc.returncode}; "
+                                   f"log:\n{self.log_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(self.ready_url, timeout=5) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"server not ready after {SERVER_START_S} s; log:\n{self.log_text()[-3000:]}")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self) -> None:
+        """SIGTERM the group (the server shuts its kernels down), then SIGKILL if needed."""
+        if self.proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        self._log.close()
+        self.proc = None
+
+
+def bin_path(name: str) -> str:
+    """The console script ``name`` next to this Python (the project's venv)."""
+    cand = Path(sys.executable).parent / name
+    return str(cand) if cand.exists() else (shutil.which(name) or name)
+
+
+def api(base: str, path: str, method: str = "GET"):
+    req = urllib.request.Request(base + path, method=method)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        body = r.read()
+    return json.loads(body) if body else None
+
+
+def shutdown_all_sessions(base: str) -> None:
+    """The kernel outlives the page: delete every session (and its kernel)."""
+    for sess in api(base, "/api/sessions") or []:
+        with contextlib.suppress(OSError):
+            api(base, f"/api/sessions/{sess['id']}", method="DELETE")
+
+
+# ---------------------------------------------------------------------------
+# In-page JavaScript
+# ---------------------------------------------------------------------------
+
+# All FigurePanel roots: a widget box with a direct .widget-image child.
+PANEL_SELECTOR = ".widget-box:has(> .widget-image)"
+
+JS_PANEL_STATE = """
+(panel) => {
+  const img = panel.querySelector(':scope > .widget-image');
+  const htmls = [...panel.querySelectorAll(':scope > .widget-html')];
+  const text = (e) => e ? e.innerText.trim() : '';
+  return {
+    src: img ? img.getAttribute('src') : null,
+    complete: img ? (img.complete && img.naturalWidth > 0) : false,
+    readout: text(htmls[0]),
+    status: text(htmls[1]),
+    // a step in progress: "computing…" in the status line, or every control disabled
+    // (a control the current values make irrelevant stays disabled when idle)
+    busy: /computing/i.test(text(htmls[1]))
+          || (() => { const c = [...panel.querySelectorAll(':scope > .widget-hbox > * :is(.slider, select, input, button)')];
+                      return c.length > 0 && c.every(e => e.disabled || e.hasAttribute('disabled')); })(),
+    values: [...panel.querySelectorAll('.widget-slider .noUi-handle, .widget-dropdown select, '
+                                       + '.widget-toggle-buttons .mod-active, input')]
+            .map(h => h.getAttribute('aria-valuenow') ?? h.value ?? h.innerText),
+  };
+}
+"""
+
+JS_IMAGE_HASH = """
+async (panel) => {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const img = panel.querySelector(':scope > .widget-image');
+    try {
+      const buf = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+      let h = 2166136261;
+      for (let i = 0; i < buf.length; i++) { h = Math.imul(h ^ buf[i], 16777619); }
+      return buf.length + ':' + (h >>> 0).toString(16);
+    } catch (e) {  // the blob URL was revoked by a newer image: read the newer one
+      await new Promise(r => setTimeout(r, 50));
+    }
+  }
+  throw new Error('could not read the panel image');
+}
+"""
+
+# Wait until an update finished: new src, image decoded, panel idle, readout
+# different from before (if required).
+JS_UPDATED = """
+([panel, before, needReadout]) => {
+  const s = (%s)(panel);
+  return s.src !== before.src && s.complete && !s.busy
+         && (!needReadout || s.readout !== before.readout || /Not updated/.test(s.status));
+}
+""" % JS_PANEL_STATE
+
+JS_IDLE = """
+(panel) => { const s = (%s)(panel); return s.complete && !s.busy; }
+""" % JS_PANEL_STATE
+
+# Latency probe: time from the keydown on the handle to the frame after the
+# new image is decoded (key press to changed pixels on screen).
+JS_ARM_LATENCY = ("""
+(panel) => {
+  const img = panel.querySelector(':scope > .widget-image');
+  const old = img.getAttribute('src');
+  window.__lat = new Promise((resolve, reject) => {
+    // a step that never redraws must fail the test, not hang it
+    setTimeout(() => reject(new Error('no new figure within %d ms of the key press')), %d);
+    let t0 = null;
+    const onKey = () => { if (t0 === null) t0 = performance.now(); };
+    document.addEventListener('keydown', onKey, {capture: true, once: true});
+    const obs = new MutationObserver(async () => {
+      const now = panel.querySelector(':scope > .widget-image');
+      if (now.getAttribute('src') === old) return;
+      obs.disconnect();
+      try { await now.decode(); } catch (e) {}
+      requestAnimationFrame(() => resolve(performance.now() - t0));
+    });
+    obs.observe(panel, {attributes: true, subtree: true, attributeFilter: ['src']});
+  });
+}
+""" % (UPDATE_MS, UPDATE_MS))
+
+
+def plain_text_widgets(page) -> list[str]:
+    """Output areas that show a widget's text repr (front-end missing) or a widget error."""
+    return page.evaluate(r"""() => [...document.querySelectorAll('.jp-OutputArea-output')]
+        .map(e => e.innerText || '')
+        .filter(t => /^(VBox|HBox|Box|interactive|IntSlider|FloatSlider|FloatLogSlider|Image|Dropdown|Output|ProgressBar)\(/m.test(t)
+                     || /Error displaying widget|Error rendering widget|model not found/i.test(t))
+        .map(t => t.slice(0, 200))""")
+
+
+def console_problems(messages: list[tuple[str, str]]) -> list[str]:
+    """Console messages that must fail a test (see IGNORED_CONSOLE for what is ignored)."""
+    bad = []
+    for kind, text in messages:
+        if kind == "pageerror" or "Traceback" in text:
+            bad.append(f"{kind}: {text[:500]}")
+        elif kind == "error" and not any(p.search(text) for p in IGNORED_CONSOLE):
+            bad.append(f"{kind}: {text[:500]}")
+    return bad
+
+
+def server_log_problems(text: str) -> list[str]:
+    """Tracebacks in a server log (kernel-side widget callback errors land there)."""
+    return [m.group(0)[:800] for m in re.finditer(r"(Exception in comm_msg|Traceback \(most recent call last\))"
+                                                   r"[\s\S]{0,800}", text)]
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")[:40] or "x"
+
+
+def summarise_latency(samples: list[float]) -> dict:
+    return {"n": len(samples), "median_ms": round(statistics.median(samples), 1),
+            "min_ms": round(min(samples), 1), "max_ms": round(max(samples), 1),
+            "samples_ms": [round(x, 1) for x in samples]}
+
+
+def maybe_update_docs(src: Path, name: str) -> None:
+    """With UPDATE_DOCS_SCREENSHOTS=1, copy a screenshot into docs/screenshots/NAME."""
+    if os.environ.get("UPDATE_DOCS_SCREENSHOTS", "") not in {"", "0"} and src.exists():
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, DOCS_SCREENSHOTS / name)
+
+
+# ---------------------------------------------------------------------------
+# Driving one panel
+# ---------------------------------------------------------------------------
+
+class Panel:
+    """One FigurePanel in a page: its sliders, image, readout and status line."""
+
+    def __init__(self, page, index: int, label: str, shots: Path):
+        self.page, self.index, self.label, self.shots = page, index, label, shots
+        self.loc = page.locator(PANEL_SELECTOR).nth(index)
+        self.el = self.loc.element_handle()
+
+    def state(self) -> dict:
+        return self.el.evaluate(JS_PANEL_STATE)
+
+    def image_hash(self) -> str:
+        return self.el.evaluate(JS_IMAGE_HASH)
+
+    def sliders(self) -> list:
+        return self.loc.locator(".widget-slider").all()
+
+    @staticmethod
+    def is_enabled(slider) -> bool:
+        """False for a slider the panel shows disabled (irrelevant at the current values)."""
+        return slider.locator(".slider[disabled]").count() == 0
+
+    def enabled_sliders(self) -> list:
+        return [s for s in self.sliders() if self.is_enabled(s)]
+
+    def choices(self) -> list:
+        """Dropdowns, toggle buttons, radio buttons and checkboxes (each exercised once)."""
+        return self.loc.locator(":scope > .widget-hbox > :is(.widget-dropdown, .widget-toggle-buttons, "
+                                ".widget-radio, .widget-checkbox)").all()
+
+    def unknown_controls(self) -> list[str]:
+        """Controls in the panel's rows that this suite does not know how to move."""
+        return self.el.evaluate("""(panel) => [...panel.querySelectorAll(':scope > .widget-hbox > *')]
+            .filter(e => !e.matches('.widget-slider, .widget-dropdown, .widget-toggle-buttons, '
+                                    + '.widget-radio, .widget-checkbox, .widget-label, .widget-html'))
+            .map(e => e.className)""")
+
+    @staticmethod
+    def slider_name(slider) -> str:
+        return slider.locator(".widget-label").first.inner_text().strip() or "slider"
+
+    def wait_idle(self, timeout=UPDATE_MS) -> None:
+        self.page.wait_for_function(JS_IDLE, arg=self.el, timeout=timeout)
+
+    def screenshot(self, name: str) -> Path:
+        path = self.shots / f"{self.label}_{slug(name)}.png"
+        self.loc.screenshot(path=str(path), timeout=UPDATE_MS)
+        return path
+
+    def expect_update(self, action, what: str, need_readout: bool = True, timeout: int = UPDATE_MS) -> list[str]:
+        """Run ``action()`` and wait for a new figure; return problems (empty if fine)."""
+        from playwright.sync_api import TimeoutError as PWTimeout
+
+        self.wait_idle()
+        before = self.state()
+        h_before = self.image_hash()
+        action()
+        try:
+            self.page.wait_for_function(JS_UPDATED, arg=[self.el, before, need_readout], timeout=timeout)
+        except PWTimeout:
+            now = self.state()
+            return [f"{what}: no update within {timeout / 1000:.0f} s "
+                    f"(values {before['values']} -> {now['values']}, readout changed: "
+                    f"{now['readout'] != before['readout']}, status {now['status']!r})"]
+        after = self.state()
+        problems = []
+        if "Not updated" in after["status"]:
+            problems.append(f"{what}: the panel refused a value the slider offers: {after['status']}")
+        if self.image_hash() == h_before:
+            problems.append(f"{what}: the image was re-sent but its pixels did not change")
+        if need_readout and after["readout"] == before["readout"]:
+            problems.append(f"{what}: the readout did not change")
+        return problems
+
+    # -- moves ----------------------------------------------------------------
+    def drag(self, slider) -> None:
+        """Drag the handle to 25 % or 75 % of the track (whichever is farther)."""
+        handle = slider.locator(".noUi-handle")
+        handle.scroll_into_view_if_needed()
+        hb = handle.bounding_box()
+        tb = slider.locator(".noUi-base").bounding_box()
+        x0, y0 = hb["x"] + hb["width"] / 2, hb["y"] + hb["height"] / 2
+        frac = (x0 - tb["x"]) / tb["width"]
+        x1 = tb["x"] + tb["width"] * (0.25 if frac > 0.5 else 0.75)
+        self.page.mouse.move(x0, y0)
+        self.page.mouse.down()
+        self.page.mouse.move(x1, y0, steps=8)
+        self.page.mouse.up()
+
+    @staticmethod
+    def step_key(slider) -> str:
+        handle = slider.locator(".noUi-handle")
+        now = float(handle.get_attribute("aria-valuenow"))
+        top = float(handle.get_attribute("aria-valuemax"))
+        return "ArrowLeft" if now >= top - 1e-9 else "ArrowRight"
+
+    def key_step(self, slider, key: str | None = None) -> None:
+        handle = slider.locator(".noUi-handle")
+        key = key or self.step_key(slider)
+        handle.focus()
+        handle.press(key)
+
+    @staticmethod
+    def choice_name(ctl) -> str:
+        label = ctl.locator(".widget-label").first
+        text = label.inner_text().strip() if label.count() else ""
+        return text or ctl.get_attribute("class").split()[-1]
+
+    def choose_other(self, ctl) -> None:
+        """Pick a value other than the current one (as a user would, with the mouse)."""
+        cls = ctl.get_attribute("class")
+        if "widget-dropdown" in cls:
+            sel = ctl.locator("select")
+            current = sel.input_value()
+            values = [o.get_attribute("value") for o in sel.locator("option").all()]
+            sel.select_option(next(v for v in values if v != current))
+        elif "widget-toggle-buttons" in cls:
+            ctl.locator("button:not(.mod-active)").first.click()
+        elif "widget-radio" in cls:
+            ctl.locator("input[type=radio]:not(:checked)").first.click()
+        else:  # checkbox
+            ctl.locator("input[type=checkbox]").click()
+
+    def latency_step(self, slider, key: str) -> float:
+        """Milliseconds from the key press to the frame after the new image is decoded."""
+        self.wait_idle()
+        self.el.evaluate(JS_ARM_LATENCY)
+        slider.locator(".noUi-handle").press(key)
+        ms = self.page.evaluate("() => window.__lat", )
+        self.wait_idle()
+        return float(ms)
+
+
+def broken_markdown_images(page, timeout_ms: int = 10_000) -> list[str]:
+    """``src`` of images in markdown cells that have not loaded (e.g. a missing figure) after a wait."""
+    js = """() => [...document.querySelectorAll('.jp-MarkdownOutput img, .jp-RenderedMarkdown img')]
+        .filter(i => !(i.complete && i.naturalWidth > 0))
+        .map(i => i.getAttribute('src') || '(no src)')"""
+    try:
+        page.wait_for_function(f"() => ({js})().length === 0", timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 - report what is still broken
+        pass
+    return page.evaluate(js)
+
+
+# Sliders known to be dead in some state (moving them changes nothing) while the panel
+# still shows them enabled: {(notebook, slider label): why}. The slider test reports them
+# as warnings instead of failures, and FAILS once the slider works (remove the entry then).
+# The fix is for the panel to name the control in FigurePanel.inactive_controls().
+KNOWN_DEAD_SLIDERS = {
+    ("04_ensemble_learning_for_networks.ipynb", "prior precision α"):
+        "ignored while 'adapt hyperparameters α, β' is ticked (the default), but shown enabled; "
+        "Network1DPanel.inactive_controls should return {'alpha'} when adapt is on",
+}
+KNOWN_DEAD_TIMEOUT_MS = 8_000
+
+
+def stray_controls(page) -> list[str]:
+    """Sliders, dropdowns and widget images that are not inside any FigurePanel."""
+    return page.evaluate("""(sel) => [...document.querySelectorAll(
+            '.widget-slider, .widget-dropdown, .widget-toggle-buttons, .widget-radio, .widget-checkbox, '
+            + '.widget-text, .widget-button, .widget-image, .jupyter-matplotlib')]
+        .filter(e => !e.closest(sel))
+        .map(e => e.className + ': ' + (e.innerText || '').slice(0, 80))""", PANEL_SELECTOR)

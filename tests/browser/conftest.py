@@ -1,0 +1,229 @@
+"""Fixtures of the real-browser tests (JupyterLab and Voilà driven by Chromium).
+
+Skipping rules
+--------------
+* ``/usr/bin/chromium`` or the ``playwright`` package missing: the tests skip
+  with a one-line reason (``make test`` installs Chromium first when run as
+  root). Under CI (``CI=true``) they fail loudly instead of skipping.
+* ``pytest -m "not browser"`` deselects them.
+
+What runs
+---------
+``test_jupyterlab.py`` (every notebook in a real JupyterLab: run all, every
+slider by drag and key, bad input, latency, console and server logs),
+``test_voila.py`` (every notebook as a Voilà app, one slider moved) and, last,
+``test_zz_coverage.py`` (fails if a notebook or a panel exists that the run did
+not visit). Notebooks are discovered in ``notebooks/``, never listed.
+
+Artifacts
+---------
+Screenshots (before/after each slider move), server logs and console logs go
+to ``test-artifacts/browser/`` (git-ignored); its path is printed at the end
+of the run. The slider latency report goes to
+``benchmarks/results/browser-latency.{json,md}``. Set
+``UPDATE_DOCS_SCREENSHOTS=1`` to also refresh ``docs/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import _support as S  # noqa: E402
+
+LATENCY = S.LATENCY
+
+
+S.PARTIAL_RUN = pytest.StashKey[bool]()
+_N_COLLECTED = pytest.StashKey[int]()
+
+
+def _is_browser_item(item) -> bool:
+    return HERE in Path(str(item.fspath)).resolve().parents
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark the browser tests, count them before any deselection, run the coverage rule last."""
+    for item in items:
+        if _is_browser_item(item):
+            item.add_marker(pytest.mark.browser)
+    config.stash[_N_COLLECTED] = sum(map(_is_browser_item, items))
+    items.sort(key=lambda it: Path(str(it.fspath)).name == "test_zz_coverage.py")  # stable: only moves it last
+
+
+def pytest_collection_finish(session):
+    """A run that deselected some browser tests cannot judge coverage (test_zz_coverage skips)."""
+    selected = sum(map(_is_browser_item, session.items))
+    partial = selected != session.config.stash.get(_N_COLLECTED, 0)
+    partial = partial or any("::" in str(a) for a in session.config.args)
+    session.config.stash[S.PARTIAL_RUN] = partial
+
+
+def pytest_terminal_summary(terminalreporter):
+    if S.ARTIFACTS.exists() and any(S.ARTIFACTS.iterdir()):
+        terminalreporter.write_line(f"browser test screenshots and logs: {S.ARTIFACTS}")
+    if LATENCY:
+        partial = terminalreporter.config.stash.get(S.PARTIAL_RUN, False)
+        where = S.ARTIFACTS / S.LATENCY_MD.name if partial else S.LATENCY_MD
+        terminalreporter.write_line(f"browser slider latency report: {where}")
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> Path:
+    """Debian's Chromium, or a skip (a failure under CI) with a one-line reason."""
+    problem = None
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        problem = "the playwright package is not installed (pip install -e '.[test]')"
+    if problem is None and not S.CHROMIUM.exists():
+        hint = "run `make browser-deps` (root) or `make test`" if os.geteuid() == 0 else \
+            "a root user can install it with `apt-get install chromium`"
+        problem = f"{S.CHROMIUM} not found; {hint}"
+    if problem:
+        if S.is_ci():
+            pytest.fail(f"CI=true but the browser tests cannot run: {problem}", pytrace=False)
+        pytest.skip(f"browser tests skipped: {problem}")
+    return S.CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """A fresh test-artifacts/browser/ folder for screenshots and logs."""
+    shutil.rmtree(S.ARTIFACTS, ignore_errors=True)
+    S.ARTIFACTS.mkdir(parents=True)
+    print(f"\nbrowser test screenshots and logs: {S.ARTIFACTS}")
+    return S.ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(chromium_path), args=S.CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="session")
+def lab_server(chromium_path, artifacts, tmp_path_factory):
+    """A token-less JupyterLab on a free port over a temporary copy of notebooks/."""
+    base_dir = tmp_path_factory.mktemp("lab")
+    root = S.copy_suite(base_dir / "suite")
+    env = S.isolated_jupyter_env(base_dir)
+    last_error = None
+    for _ in range(3):  # a free port can be taken between probe and bind
+        port = S.free_port()
+        cmd = [S.bin_path("jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+               "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
+               f"--ServerApp.root_dir={root}", f"--LabServerApp.workspaces_dir={base_dir / 'workspaces'}",
+               "--LabApp.expose_app_in_browser=True", "--ServerApp.open_browser=False",
+               # the tests delete sessions through the REST API without an XSRF cookie
+               "--ServerApp.disable_check_xsrf=True"]
+        if os.geteuid() == 0:
+            cmd.append("--allow-root")
+        server = S.Server(cmd, env, artifacts / "jupyterlab-server.log",
+                          f"http://127.0.0.1:{port}/api/status")
+        try:
+            server.start()
+        except RuntimeError as exc:
+            last_error = exc
+            continue
+        server.base = f"http://127.0.0.1:{port}"
+        server.root = root
+        try:
+            yield server
+        finally:
+            server.stop()
+        return
+    pytest.fail(f"JupyterLab did not start: {last_error}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def voila_server(chromium_path, artifacts, tmp_path_factory):
+    """Voilà (app mode, no browser auto-open) on a free port over a temporary copy of notebooks/ and figures/."""
+    base_dir = tmp_path_factory.mktemp("voila")
+    root = S.copy_suite(base_dir / "suite")
+    env = S.isolated_jupyter_env(base_dir)
+    last_error = None
+    for _ in range(3):
+        port = S.free_port()
+        # the same markdown-image renderer as `make app` (the learning path's ../figures thumbnails)
+        cmd = [S.bin_path("voila"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+               "--show_tracebacks=True", f"--VoilaExporter.markdown_renderer_class={S.VOILA_RENDERER}",
+               str(root)]
+        server = S.Server(cmd, env, artifacts / "voila-server.log", f"http://127.0.0.1:{port}/")
+        try:
+            server.start()
+        except RuntimeError as exc:
+            last_error = exc
+            continue
+        server.base = f"http://127.0.0.1:{port}"
+        server.root = root
+        try:
+            yield server
+        finally:
+            server.stop()
+        return
+    pytest.fail(f"Voilà did not start: {last_error}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def panel_classes() -> set[str]:
+    return S.panel_class_names()
+
+
+@pytest.fixture(scope="session")
+def latency_report(browser, request):
+    """Collects per-panel latencies; writes benchmarks/results/browser-latency.{json,md} at the end.
+
+    Only a full browser run refreshes the committed report; a partial run (-k, node ids)
+    writes its numbers under test-artifacts/browser/ instead.
+    """
+    yield LATENCY
+    if not LATENCY:
+        return
+    partial = request.config.stash.get(S.PARTIAL_RUN, False)
+    out_json = S.ARTIFACTS / S.LATENCY_JSON.name if partial else S.LATENCY_JSON
+    out_md = S.ARTIFACTS / S.LATENCY_MD.name if partial else S.LATENCY_MD
+    meta = {
+        "date": _dt.datetime.now().isoformat(timespec="seconds"),
+        "what": "key press (ArrowRight/Left on a focused slider handle) to the next painted frame "
+                "after the new figure image is decoded; one single step at a time",
+        "target_median_ms": S.LATENCY_TARGET_MS,
+        "browser": f"Chromium {browser.version} (headless)",
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
+                   f"load average {os.getloadavg()[0]:.2f}",
+    }
+    out_json.parent.mkdir(parents=True, exist_ok=True)
+    out_json.write_text(json.dumps({**meta, "panels": LATENCY}, indent=2) + "\n")
+    lines = [
+        "# Slider latency in the browser (JupyterLab)", "",
+        f"Measured {meta['date']} with {meta['browser']} on {meta['machine']}.", "",
+        f"What: {meta['what']}. Median of {LATENCY[0]['n']} steps per panel; "
+        f"target ≤ {S.LATENCY_TARGET_MS:.0f} ms median (reported, not asserted).", "",
+        "| notebook | panel | slider | median ms | min ms | max ms | within target |",
+        "|---|---|---|---:|---:|---:|---|",
+    ]
+    for r in LATENCY:
+        lines.append(f"| {r['notebook']} | {r['panel']} | {r['slider']} | {r['median_ms']:.0f} | "
+                     f"{r['min_ms']:.0f} | {r['max_ms']:.0f} | "
+                     f"{'yes' if r['median_ms'] <= S.LATENCY_TARGET_MS else 'no'} |")
+    lines += ["", "Produced by `tests/browser/test_jupyterlab.py` (run by `make test`).", ""]
+    out_md.write_text("\n".join(lines))
+
