@@ -6,6 +6,9 @@ target_ms)``); this file turns every case into one pytest-benchmark item named
 ``step(ctx)`` is what is timed, one call per round. The number of rounds and
 warm-up rounds come from the environment (``BENCH_ROUNDS``, ``BENCH_WARMUP``),
 which :mod:`benchmarks.run` sets: 50 and 1 normally, 1 and 0 in quick mode.
+A case whose warm-up call takes longer than :data:`FAST_S` (a whole fit to
+convergence, not a slider step) gets fewer rounds, about :data:`BUDGET_S`
+seconds' worth and never fewer than 3; the report shows each case's count.
 
 Not part of the test suite (``testpaths`` in pyproject.toml omits
 ``benchmarks/``): timings are reported, never asserted.
@@ -16,6 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+import time
 from pathlib import Path
 
 import pytest
@@ -37,11 +41,24 @@ def all_cases() -> dict:
 
 CASES = all_cases()
 
+#: cases faster than this (slider steps, single evaluations) get every round asked for
+FAST_S = 0.2
+#: time budget of a slow case's rounds
+BUDGET_S = 10.0
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_case(benchmark, name):
     setup, step, target = CASES[name]
     ctx = setup()
     benchmark.extra_info["target_ms"] = target
-    benchmark.pedantic(step, args=(ctx,), rounds=int(os.environ.get("BENCH_ROUNDS", "50")),
-                       warmup_rounds=int(os.environ.get("BENCH_WARMUP", "1")), iterations=1)
+    rounds = int(os.environ.get("BENCH_ROUNDS", "50"))
+    warmup = int(os.environ.get("BENCH_WARMUP", "1"))
+    if warmup:
+        t0 = time.perf_counter()
+        for _ in range(warmup):
+            step(ctx)
+        seconds = (time.perf_counter() - t0) / warmup
+        if seconds > FAST_S:
+            rounds = max(3, min(rounds, int(BUDGET_S / seconds)))
+    benchmark.pedantic(step, args=(ctx,), rounds=rounds, iterations=1)
