@@ -861,6 +861,10 @@ class Network1DPanel(FigurePanel):
         self.draw(self.compute(**{k: c.value for k, c in controls.items()}))
         super().__init__(controls, fig, columns=2)
 
+    def inactive_controls(self, n_hidden, rank, alpha, adapt) -> set[str]:
+        """The α slider is shown disabled while α, β are adapted (it is ignored then)."""
+        return {"alpha"} if adapt else set()
+
     def compute(self, n_hidden, rank, alpha, adapt):
         key = (int(n_hidden), int(rank), None if adapt else round(math.log10(alpha), 6), bool(adapt))
         if key not in self._memo:

@@ -310,6 +310,19 @@ def test_each_control_changes_the_figure_and_the_readout(panel, name, value):
     assert f"{st.ens_alpha:.4g}" in panel.readout.value
 
 
+def test_alpha_slider_is_disabled_exactly_while_hyperparameters_are_adapted():
+    p = ns.Network1DPanel()
+    p.update()
+    alpha = p.controls["alpha"]
+    p.controls["adapt"].value = True
+    assert alpha.disabled
+    png = p.image.value
+    alpha.value = 10.0  # ignored while adapting: same fit, same figure
+    assert p.image.value == png
+    p.controls["adapt"].value = False
+    assert not alpha.disabled and p.image.value != png
+
+
 def test_slider_ranges_are_the_documented_ones(panel):
     c = panel.controls
     assert (c["n_hidden"].min, c["n_hidden"].max) == ns.H_RANGE

@@ -581,11 +581,7 @@ def broken_markdown_images(page, timeout_ms: int = 10_000) -> list[str]:
 # still shows them enabled: {(notebook, slider label): why}. The slider test reports them
 # as warnings instead of failures, and FAILS once the slider works (remove the entry then).
 # The fix is for the panel to name the control in FigurePanel.inactive_controls().
-KNOWN_DEAD_SLIDERS = {
-    ("04_ensemble_learning_for_networks.ipynb", "prior precision α"):
-        "ignored while 'adapt hyperparameters α, β' is ticked (the default), but shown enabled; "
-        "Network1DPanel.inactive_controls should return {'alpha'} when adapt is on",
-}
+KNOWN_DEAD_SLIDERS: dict[tuple[str, str], str] = {}
 KNOWN_DEAD_TIMEOUT_MS = 8_000
 
 
