@@ -394,6 +394,17 @@ def plain_text_widgets(page) -> list[str]:
         .map(t => t.slice(0, 200))""")
 
 
+def open_page(browser, width: int, height: int):
+    """A new context and page that record console messages and page errors: (context, page, messages)."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(UPDATE_MS)
+    messages: list[tuple[str, str]] = []
+    page.on("console", lambda m: messages.append((m.type, f"{m.text} [{m.location.get('url', '')}]")))
+    page.on("pageerror", lambda e: messages.append(("pageerror", str(e))))
+    return context, page, messages
+
+
 def console_problems(messages: list[tuple[str, str]]) -> list[str]:
     """Console messages that must fail a test (see IGNORED_CONSOLE for what is ignored)."""
     bad = []

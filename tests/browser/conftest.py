@@ -120,25 +120,15 @@ def browser(chromium_path):
             b.close()
 
 
-@pytest.fixture(scope="session")
-def lab_server(chromium_path, artifacts, tmp_path_factory):
-    """A token-less JupyterLab on a free port over a temporary copy of notebooks/."""
-    base_dir = tmp_path_factory.mktemp("lab")
-    root = S.copy_suite(base_dir / "suite")
-    env = S.isolated_jupyter_env(base_dir)
+def _serve(make_cmd, env, log_path, ready_path: str, root: Path, what: str):
+    """Start a server on a free port, yield it, stop it.
+
+    Three tries: a free port can be taken between probe and bind.
+    """
     last_error = None
-    for _ in range(3):  # a free port can be taken between probe and bind
+    for _ in range(3):
         port = S.free_port()
-        cmd = [S.bin_path("jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-               "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
-               f"--ServerApp.root_dir={root}", f"--LabServerApp.workspaces_dir={base_dir / 'workspaces'}",
-               "--LabApp.expose_app_in_browser=True", "--ServerApp.open_browser=False",
-               # the tests delete sessions through the REST API without an XSRF cookie
-               "--ServerApp.disable_check_xsrf=True"]
-        if os.geteuid() == 0:
-            cmd.append("--allow-root")
-        server = S.Server(cmd, env, artifacts / "jupyterlab-server.log",
-                          f"http://127.0.0.1:{port}/api/status")
+        server = S.Server(make_cmd(port), env, log_path, f"http://127.0.0.1:{port}{ready_path}")
         try:
             server.start()
         except RuntimeError as exc:
@@ -151,7 +141,26 @@ def lab_server(chromium_path, artifacts, tmp_path_factory):
         finally:
             server.stop()
         return
-    pytest.fail(f"JupyterLab did not start: {last_error}", pytrace=False)
+    pytest.fail(f"{what} did not start: {last_error}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def lab_server(chromium_path, artifacts, tmp_path_factory):
+    """A token-less JupyterLab on a free port over a temporary copy of notebooks/."""
+    base_dir = tmp_path_factory.mktemp("lab")
+    root = S.copy_suite(base_dir / "suite")
+
+    def cmd(port):
+        c = [S.bin_path("jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+             "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
+             f"--ServerApp.root_dir={root}", f"--LabServerApp.workspaces_dir={base_dir / 'workspaces'}",
+             "--LabApp.expose_app_in_browser=True", "--ServerApp.open_browser=False",
+             # the tests delete sessions through the REST API without an XSRF cookie
+             "--ServerApp.disable_check_xsrf=True"]
+        return c + (["--allow-root"] if os.geteuid() == 0 else [])
+
+    yield from _serve(cmd, S.isolated_jupyter_env(base_dir), artifacts / "jupyterlab-server.log",
+                      "/api/status", root, "JupyterLab")
 
 
 @pytest.fixture(scope="session")
@@ -159,28 +168,15 @@ def voila_server(chromium_path, artifacts, tmp_path_factory):
     """Voilà (app mode, no browser auto-open) on a free port over a temporary copy of notebooks/ and figures/."""
     base_dir = tmp_path_factory.mktemp("voila")
     root = S.copy_suite(base_dir / "suite")
-    env = S.isolated_jupyter_env(base_dir)
-    last_error = None
-    for _ in range(3):
-        port = S.free_port()
+
+    def cmd(port):
         # the same markdown-image renderer as `make app` (the learning path's ../figures thumbnails)
-        cmd = [S.bin_path("voila"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-               "--show_tracebacks=True", f"--VoilaExporter.markdown_renderer_class={S.VOILA_RENDERER}",
-               str(root)]
-        server = S.Server(cmd, env, artifacts / "voila-server.log", f"http://127.0.0.1:{port}/")
-        try:
-            server.start()
-        except RuntimeError as exc:
-            last_error = exc
-            continue
-        server.base = f"http://127.0.0.1:{port}"
-        server.root = root
-        try:
-            yield server
-        finally:
-            server.stop()
-        return
-    pytest.fail(f"Voilà did not start: {last_error}", pytrace=False)
+        return [S.bin_path("voila"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+                "--show_tracebacks=True", f"--VoilaExporter.markdown_renderer_class={S.VOILA_RENDERER}",
+                str(root)]
+
+    yield from _serve(cmd, S.isolated_jupyter_env(base_dir), artifacts / "voila-server.log", "/",
+                      root, "Voilà")
 
 
 @pytest.fixture(scope="session")

@@ -70,12 +70,7 @@ def notebook(request, browser, lab_server, artifacts, panel_classes):
     nb = request.param
     shots = artifacts / "jupyterlab" / nb.stem
     shots.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
-    page = context.new_page()
-    page.set_default_timeout(S.UPDATE_MS)
-    messages: list[tuple[str, str]] = []
-    page.on("console", lambda m: messages.append((m.type, f"{m.text} [{m.location.get('url', '')}]")))
-    page.on("pageerror", lambda e: messages.append(("pageerror", str(e))))
+    context, page, messages = S.open_page(browser, 1400, 1100)
     log_start = len(lab_server.log_text())
     info = {"nb": nb, "page": page, "shots": shots, "messages": messages,
             "expected": S.expected_panels(nb, panel_classes), "server": lab_server,

@@ -31,12 +31,7 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
     shots = artifacts / "voila"
     shots.mkdir(parents=True, exist_ok=True)
     expected = S.expected_panels(nb, panel_classes)
-    context = browser.new_context(viewport={"width": 1100, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(S.UPDATE_MS)
-    messages: list[tuple[str, str]] = []
-    page.on("console", lambda m: messages.append((m.type, f"{m.text} [{m.location.get('url', '')}]")))
-    page.on("pageerror", lambda e: messages.append(("pageerror", str(e))))
+    context, page, messages = S.open_page(browser, 1100, 1000)
     log_start = len(voila_server.log_text())
     problems: list[str] = []
     try:
