@@ -49,6 +49,21 @@ def finite_vector(name: str, value, *, min_len: int = 1) -> np.ndarray:
     return arr
 
 
+def finite_matrix(name: str, value, *, min_rows: int = 1, shape: str = "(N, d)",
+                  hint: str = "") -> np.ndarray:
+    """Return a 2-D float array with at least ``min_rows`` rows, one column, and only finite entries.
+
+    ``shape`` names the axes in the message (``"(N, k)"``); ``hint`` is appended to it.
+    """
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim != 2 or arr.shape[0] < min_rows or arr.shape[1] < 1:
+        raise ValueError(f"{name} must be a 2-D array of shape {shape} with at least {min_rows} "
+                         f"row(s) and 1 column{hint}, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    return arr
+
+
 def mean_cov(mean, cov, dim: int) -> tuple[np.ndarray, np.ndarray]:
     """Check a Gaussian's mean (dim,) and symmetric positive-definite cov (dim, dim)."""
     mean = np.asarray(mean, dtype=float)

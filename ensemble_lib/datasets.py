@@ -187,11 +187,7 @@ def train_test_split_standardised(X, y, n_train: int, rng: np.random.Generator) 
     -------
     Split
     """
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[0] < 3 or X.shape[1] < 1:
-        raise ValueError(f"X must be a 2-D array (N, d) with N >= 3, d >= 1, got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X must contain only finite values (no NaN or inf)")
+    X = check.finite_matrix("X", X, min_rows=3)
     y = check.finite_vector("y", y)
     if y.size != X.shape[0]:
         raise ValueError(f"y must have length N = {X.shape[0]} (rows of X), got {y.size}")

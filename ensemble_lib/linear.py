@@ -25,11 +25,7 @@ class LinearGaussianPosterior(RegressionPosterior):
 
     def __init__(self, Phi, t, alpha, beta):
         super().__init__(alpha, beta)
-        Phi = np.asarray(Phi, dtype=float)
-        if Phi.ndim != 2 or Phi.shape[0] < 1 or Phi.shape[1] < 1:
-            raise ValueError(f"Phi must be a 2-D array (N, k) with N, k ≥ 1, got shape {Phi.shape}")
-        if not np.all(np.isfinite(Phi)):
-            raise ValueError("Phi must contain only finite values (no NaN or inf)")
+        Phi = check.finite_matrix("Phi", Phi, shape="(N, k)")
         t = check.finite_vector("t", t)
         if t.size != Phi.shape[0]:
             raise ValueError(f"t must have length N = {Phi.shape[0]}, got {t.size}")

@@ -132,15 +132,7 @@ def unpack_weights(w, n_hidden: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_inputs(X, name: str = "X") -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (N, d) with N, d ≥ 1 (use x[:, None] for one "
-            f"input), got shape {X.shape}"
-        )
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
-    return X
+    return check.finite_matrix(name, X, hint=" (use x[:, None] for one input)")
 
 
 def _check_w(w, d: int, n_hidden: int) -> np.ndarray:
