@@ -48,13 +48,13 @@ browser-deps:
 	fi
 
 figures: $(STAMP)
-	$(BIN)/python -m ensemble_lib.figures
+	$(BIN)/python -m ensemble_lib.ui.figures
 
 # Voila serves the repository root (open notebooks/); the renderer makes the learning path's
 # ../figures/ thumbnails render (Voila looks markdown images up from its root, not the notebook)
 app: $(STAMP)
 	$(BIN)/voila $(NOBROWSER) --port=$(PORT) \
-	  --VoilaExporter.markdown_renderer_class=ensemble_lib.voila_app.NotebookRelativeImages .
+	  --VoilaExporter.markdown_renderer_class=ensemble_lib.ui.voila.NotebookRelativeImages .
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run

@@ -1,6 +1,6 @@
 """One slider step of a lesson panel, timed three ways (issue: "compute and draw separately").
 
-For a :class:`~ensemble_lib.widgets.FigurePanel` and one of its sliders, the
+For a :class:`~ensemble_lib.ui.panel.FigurePanel` and one of its sliders, the
 cases alternate the slider between two neighbouring values, so that every
 round really recomputes (no memoised result is timed twice in a row):
 
@@ -13,7 +13,7 @@ round really recomputes (no memoised result is timed twice in a row):
 
 from __future__ import annotations
 
-from ensemble_lib.plotting import fast_png
+from ensemble_lib.ui.plotting import fast_png
 
 
 #: every panel class that has cases (a test checks that no lesson panel is missing)

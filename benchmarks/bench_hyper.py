@@ -6,9 +6,10 @@ iterations) ≤ 500 ms; one slider step ≤ 50 ms.
 
 from __future__ import annotations
 
-from ensemble_lib.bound_lesson import BoundPanel, HyperIterationPanel, compare_hyperparameters, make_toy
-from ensemble_lib.evidence import evidence_reestimation
-from ensemble_lib.hyperparameters import GammaHyperprior, fit_hyperparameters
+from ensemble_lib.lessons.bound import (BoundPanel, HyperIterationPanel, compare_hyperparameters,
+                                         make_toy)
+from ensemble_lib.inference.evidence import evidence_reestimation
+from ensemble_lib.inference.hyperparameters import GammaHyperprior, fit_hyperparameters
 
 from ._panels import panel_cases
 

@@ -1,6 +1,6 @@
 """Benchmarks of lesson 2 (MacKay 1995, the Gaussian's mean and σ).
 
-* one slider step of :class:`~ensemble_lib.mackay_lesson.EnsemblePanel`
+* one slider step of :class:`~ensemble_lib.lessons.mean_sigma.EnsemblePanel`
   (recompute + redraw + PNG, as the kernel does it when a slider moves), for
   the sweep slider k and for the data sliders N and S (target ≤ 30 ms);
   with the compute (two 15-sweep runs: MacKay's and the conjugate one) and the
@@ -11,8 +11,8 @@
 
 from __future__ import annotations
 
-from ensemble_lib.mackay_gaussian import FIG1
-from ensemble_lib.mackay_lesson import EnsemblePanel
+from ensemble_lib.models.mackay_gaussian import FIG1
+from ensemble_lib.lessons.mean_sigma import EnsemblePanel
 
 from ._panels import panel_cases
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ensemble_lib.gaussian import CovarianceFamily
-from ensemble_lib.kl_fit import kl_fit, kl_objective
-from ensemble_lib.laplace import laplace_fit
-from ensemble_lib.network import NetworkPosterior, add_bias
-from ensemble_lib.network_study import Network1DPanel
+from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.inference.kl_fit import kl_fit, kl_objective
+from ensemble_lib.inference.laplace import laplace_fit
+from ensemble_lib.models.network import NetworkPosterior, add_bias
+from ensemble_lib.lessons.networks import Network1DPanel
 
 from ._panels import panel_cases
 

@@ -1,6 +1,6 @@
 """Benchmarks of lesson 4's fits to convergence on the Boston Table-1 configuration.
 
-One random split (seed 0 of :class:`~ensemble_lib.network_study.TableConfig`):
+One random split (seed 0 of :class:`~ensemble_lib.studies.table1.TableConfig`):
 N = 128 standardised training rows, 13 inputs + bias, H = 4 (k = 60), the
 paper's hyperpriors. ``setup`` runs MacKay's evidence fit (one restart) for
 the starting Gaussian; the step is one :func:`~ensemble_lib.fit_ensemble` to
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ensemble_lib.datasets import load_boston, train_test_split_standardised
-from ensemble_lib.hyperparameters import GammaHyperprior
-from ensemble_lib.network import NetworkPosterior, add_bias
-from ensemble_lib.network_study import fit_ensemble, fit_evidence
+from ensemble_lib.studies.datasets import load_boston, train_test_split_standardised
+from ensemble_lib.inference.hyperparameters import GammaHyperprior
+from ensemble_lib.models.network import NetworkPosterior, add_bias
+from ensemble_lib.inference.network_fits import fit_ensemble, fit_evidence
 
 
 def _boston_setup():

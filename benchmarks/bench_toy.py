@@ -3,8 +3,8 @@
 * the fits of lesson 1 to convergence on the 6-point paper-like preset:
   Laplace (eqs 9–12), diagonal, full and factor (s = 1, eq. 26) KL fits
   (the issue's target: ≤ 5 ms for diagonal and full);
-* one slider step of lesson 1's :class:`~ensemble_lib.toy_study.ToyExplorer`
-  (α and the data seed) and of lesson 5's :class:`~ensemble_lib.svi_lesson.SVIExplorer`
+* one slider step of lesson 1's :class:`~ensemble_lib.lessons.toy_posterior.ToyExplorer`
+  (α and the data seed) and of lesson 5's :class:`~ensemble_lib.lessons.stochastic_vi.SVIExplorer`
   (step size), compute and draw timed separately and together
   (:mod:`benchmarks._panels`; target ≤ 50 ms per step);
 * SVI runs (:func:`~ensemble_lib.svi.svi_fit`): the panel's run and the
@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ensemble_lib.kl_fit import kl_fit
-from ensemble_lib.laplace import laplace_fit
-from ensemble_lib.svi import svi_fit
-from ensemble_lib.svi_lesson import (DEFAULT_KAPPA, DEFAULT_STEP, DEFAULT_TAU, LESSON_START, N_ITER,
-                                     SVIExplorer)
-from ensemble_lib.toy_study import PAPER_PRESET, ToyExplorer, make_posterior
+from ensemble_lib.inference.kl_fit import kl_fit
+from ensemble_lib.inference.laplace import laplace_fit
+from ensemble_lib.inference.svi import svi_fit
+from ensemble_lib.lessons.stochastic_vi import (DEFAULT_KAPPA, DEFAULT_STEP, DEFAULT_TAU,
+                                                LESSON_START, N_ITER, SVIExplorer)
+from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
+from ensemble_lib.lessons.toy_posterior import ToyExplorer
 
 from ._panels import panel_cases
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
-from ensemble_lib.plotting import figure_png, new_figure
+from ensemble_lib.ui.plotting import figure_png, new_figure
 
 _CASE = re.compile(r"network/full_N(\d+)_H(\d+)_k(\d+)")
 
@@ -65,7 +65,7 @@ def write_scaling_figure(results: dict, outdir: Path) -> Path | None:
 
 
 def write_timing_figures(results: dict, outdir: Path) -> list[Path]:
-    from ensemble_lib import svi_lesson
+    from ensemble_lib.lessons import stochastic_vi as svi_lesson
 
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)

@@ -47,7 +47,7 @@ def run(quick: bool = False, only: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "benchmark.json"
         proc = subprocess.run(
-            [sys.executable, "-m", "pytest", str(HERE / "test_cases.py"), "-q", "-p", "no:randomly",
+            [sys.executable, "-m", "pytest", str(HERE / "test_cases.py"), "-q", "-p", "no:randomly", "-p", "no:xdist",
              f"--benchmark-json={out}", "--benchmark-disable-gc", "--benchmark-sort=name"],
             cwd=HERE.parent, env=env, capture_output=True, text=True)
         if proc.returncode != 0 or not out.exists():

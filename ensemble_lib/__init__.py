@@ -1,35 +1,70 @@
 """ensemble_lib: Gaussian approximations to Bayesian posteriors by ensemble learning.
 
-The library behind the ensemble-learning notebooks. One concept per module,
-named after the maths (Barber & Bishop 1998; MacKay 1995):
+The library behind the ensemble-learning notebooks (Barber & Bishop 1998;
+MacKay 1995). ``import ensemble_lib`` loads the maths only — numpy and scipy,
+never ipywidgets or matplotlib:
 
-* :mod:`~ensemble_lib.erf_network` — the erf activation (eq. 2), the toy model and its data;
-* :mod:`~ensemble_lib.gaussian` — Gauss–Hermite rules, entropy, covariance families (eq. 26);
-* :mod:`~ensemble_lib.posterior` — the regression posterior, bound F[Q] and KL(Q‖P) (eqs 15–20);
-* :mod:`~ensemble_lib.toy` — the exact 2-parameter toy posterior of Fig. 2;
-* :mod:`~ensemble_lib.linear` — an exactly Gaussian posterior (linear model), for checks;
-* :mod:`~ensemble_lib.laplace` — Laplace's method (eqs 9–12);
-* :mod:`~ensemble_lib.kl_fit` — minimising KL(Q‖P) over diagonal / factor / full Gaussians;
-* :mod:`~ensemble_lib.toy_study` — the Fig. 2 reproduction, presets and the KL table;
-* :mod:`~ensemble_lib.plotting`, :mod:`~ensemble_lib.widgets`, :mod:`~ensemble_lib.figures`.
+* :mod:`ensemble_lib.models` — the models and their posteriors: the erf
+  network and the 2-weight toy, the linear model, the H-hidden-unit network,
+  MacKay's Gaussian mean/σ example;
+* :mod:`ensemble_lib.inference` — the approximations: Gaussians and their
+  covariance families, Laplace's method, KL(Q‖P) fits, hyperparameters
+  (Gamma posteriors, MacKay's evidence), SVI, and the network fits.
+
+The rest is imported explicitly where it is needed:
+
+* :mod:`ensemble_lib.lessons` — one module per lesson (its panels and figures)
+  and the learning path; the panel registry :data:`ensemble_lib.lessons.PANELS`;
+* :mod:`ensemble_lib.ui` — the panel machine, progress bars, plot helpers,
+  the figures command and the Voilà renderer;
+* :mod:`ensemble_lib.studies` — the data sets and the Table-1 study.
+
+The equation index (``docs/equations.md``) maps each equation of the papers
+to the function that implements it.
 """
 
-from .erf_network import ToyData, sigma, sigma_prime, toy_data, toy_model
-from .gaussian import CovarianceFamily, gauss_hermite, gaussian_entropy, kl_gaussians
-from .kl_fit import KLFit, kl_fit
-from .laplace import LaplaceFit, laplace_fit
-from .linear import LinearGaussianPosterior
-from .posterior import Expectation, RegressionPosterior
-from .toy import PosteriorGrid, ToyPosterior
+from .inference.evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
+from .inference.gaussian import (CovarianceFamily, GaussianFactor, gauss_hermite, gaussian_entropy,
+                                 kl_gaussians)
+from .inference.hyperparameters import (GammaHyperprior, HyperparameterRun, fit_hyperparameters,
+                                        full_bound, gamma_updates)
+from .inference.kl_fit import KLFit, kl_fit
+from .inference.laplace import LaplaceFit, laplace_fit
+from .inference.network_fits import (CollapsedBound, EnsembleFit, fit_ensemble, fit_evidence,
+                                     fit_family, laplace_error_bars)
+from .inference.svi import SVIHistory, reparam_gradient, svi_fit
+from .inference.toy_fits import ToyFits, fit_all
+from .models.erf_network import ToyData, sigma, sigma_prime, toy_data, toy_model
+from .models.linear import LinearGaussianPosterior
+from .models.mackay_gaussian import FIG1 as MACKAY_FIG1
+from .models.mackay_gaussian import (EnsembleIterate, EnsembleRun, MacKayGaussian, MuSigmaGrid,
+                                     gaussian_log_likelihood)
+from .models.network import (NetworkPosterior, add_bias, expected_data_error, network_jacobian,
+                             network_output, output_moments, pack_weights, predictive_mean,
+                             predictive_variance, unpack_weights)
+from .models.posterior import Expectation, RegressionPosterior
+from .models.toy import PAPER_PRESET, PosteriorGrid, ToyPosterior, make_posterior
 
-# lessons add their public names below (one import line per module)
-# -- lesson imports --
-from .mackay_gaussian import FIG1 as MACKAY_FIG1, EnsembleIterate, EnsembleRun, MacKayGaussian, MuSigmaGrid, gaussian_log_likelihood  # noqa: E501
-from .bound_lesson import BoundPanel, HyperIterationPanel, compare_hyperparameters
-from .evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
-from .hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters, full_bound, gamma_updates  # noqa: E501
-from .network import NetworkPosterior, add_bias, expected_data_error, network_jacobian, network_output, output_moments, pack_weights, predictive_mean, predictive_variance, unpack_weights  # noqa: E501
-from .network_study import CollapsedBound, EnsembleFit, Network1DPanel, TableConfig, demo_fit, fit_ensemble, fit_evidence, fit_family, laplace_error_bars, load_table, run_split, run_table  # noqa: E501
-from .svi import SVIHistory, reparam_gradient, svi_fit
+__all__ = [
+    # models
+    "ToyData", "sigma", "sigma_prime", "toy_data", "toy_model",
+    "Expectation", "RegressionPosterior",
+    "PAPER_PRESET", "PosteriorGrid", "ToyPosterior", "make_posterior",
+    "LinearGaussianPosterior",
+    "NetworkPosterior", "add_bias", "expected_data_error", "network_jacobian", "network_output",
+    "output_moments", "pack_weights", "predictive_mean", "predictive_variance", "unpack_weights",
+    "MACKAY_FIG1", "EnsembleIterate", "EnsembleRun", "MacKayGaussian", "MuSigmaGrid",
+    "gaussian_log_likelihood",
+    # inference
+    "CovarianceFamily", "GaussianFactor", "gauss_hermite", "gaussian_entropy", "kl_gaussians",
+    "LaplaceFit", "laplace_fit",
+    "KLFit", "kl_fit",
+    "ToyFits", "fit_all",
+    "GammaHyperprior", "HyperparameterRun", "fit_hyperparameters", "full_bound", "gamma_updates",
+    "EvidenceRun", "evidence_grid", "evidence_reestimation", "laplace_evidence",
+    "CollapsedBound", "EnsembleFit", "fit_ensemble", "fit_evidence", "fit_family",
+    "laplace_error_bars",
+    "SVIHistory", "reparam_gradient", "svi_fit",
+]
 
 __version__ = "0.1.0"

@@ -28,7 +28,7 @@ def test_every_lesson_panel_has_slider_step_cases():
     import ensemble_lib
     from benchmarks import _panels
     from benchmarks.test_cases import all_cases
-    from ensemble_lib.widgets import FigurePanel
+    from ensemble_lib.ui.panel import FigurePanel
 
     for mod in pkgutil.iter_modules(ensemble_lib.__path__):
         importlib.import_module(f"ensemble_lib.{mod.name}")

@@ -4,18 +4,10 @@ import numpy as np
 import pytest
 
 from ensemble_lib import LinearGaussianPosterior
-from ensemble_lib.bound_lesson import (
-    LOG10_SD_RANGE,
-    RHO_MAX,
-    BoundPanel,
-    HyperIterationPanel,
-    bound_decomposition,
-    compare_hyperparameters,
-    gaussian_from_sliders,
-    sliders_from_gaussian,
-    write_figures,
-)
-from ensemble_lib.gaussian import kl_gaussians
+from ensemble_lib.lessons.bound import (LOG10_SD_RANGE, RHO_MAX, BoundPanel, HyperIterationPanel,
+                                        bound_decomposition, compare_hyperparameters,
+                                        gaussian_from_sliders, sliders_from_gaussian, write_figures)
+from ensemble_lib.inference.gaussian import kl_gaussians
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 from sklearn import datasets as skd
 from sklearn.preprocessing import StandardScaler
 
-from ensemble_lib import datasets as ds
+from ensemble_lib.studies import datasets as ds
 
 
 def test_boston_checksum_and_shape():

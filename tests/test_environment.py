@@ -58,7 +58,7 @@ def test_ci_runs_the_readme_test_command():
 def test_every_figure_writer_is_registered_and_importable():
     import importlib
 
-    from ensemble_lib.figures import WRITERS
+    from ensemble_lib.ui.figures import WRITERS
 
     for name in WRITERS:
         assert callable(importlib.import_module(name).write_figures)

@@ -15,8 +15,8 @@ from scipy import stats
 from sklearn.linear_model import BayesianRidge
 
 from ensemble_lib import LinearGaussianPosterior, ToyPosterior, toy_data
-from ensemble_lib.evidence import evidence_grid, evidence_reestimation, laplace_evidence
-from ensemble_lib.hyperparameters import HyperparameterConvergenceWarning
+from ensemble_lib.inference.evidence import evidence_grid, evidence_reestimation, laplace_evidence
+from ensemble_lib.inference.hyperparameters import HyperparameterConvergenceWarning
 
 SEED = 1995
 

@@ -7,13 +7,8 @@ errors, and central differences.
 import numpy as np
 import pytest
 
-from ensemble_lib.gaussian import (
-    CovarianceFamily,
-    ellipse_geometry,
-    gauss_hermite,
-    gaussian_entropy,
-    kl_gaussians,
-)
+from ensemble_lib.inference.gaussian import (CovarianceFamily, ellipse_geometry, gauss_hermite,
+                                              gaussian_entropy, kl_gaussians)
 
 
 def random_spd(rng, k, scale=1.0):

@@ -17,14 +17,9 @@ from scipy.special import gammaln
 from sklearn.linear_model import BayesianRidge
 
 from ensemble_lib import LinearGaussianPosterior, ToyPosterior, toy_data
-from ensemble_lib.hyperparameters import (
-    GammaHyperprior,
-    GammaPosterior,
-    HyperparameterConvergenceWarning,
-    fit_hyperparameters,
-    full_bound,
-    gamma_updates,
-)
+from ensemble_lib.inference.hyperparameters import (GammaHyperprior, GammaPosterior,
+                                                    HyperparameterConvergenceWarning,
+                                                    fit_hyperparameters, full_bound, gamma_updates)
 
 SEED = 20240604
 

@@ -11,8 +11,8 @@ import pytest
 from scipy import integrate
 
 from ensemble_lib import LinearGaussianPosterior, ToyPosterior, kl_fit, kl_gaussians, laplace_fit, toy_data
-from ensemble_lib.gaussian import CovarianceFamily
-from ensemble_lib.kl_fit import kl_objective
+from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.inference.kl_fit import kl_objective
 
 
 def correlated_linear(seed=0, k=2, n=8, alpha=0.5, beta=4.0):

@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from ensemble_lib.lessons import LESSONS
+from ensemble_lib.lessons.learning_path import LESSONS
 
 ROOT = Path(__file__).resolve().parent.parent
 NB = ROOT / "notebooks"

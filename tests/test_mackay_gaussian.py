@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
-from ensemble_lib.mackay_gaussian import FIG1, MAX_ITER, MacKayGaussian, gaussian_log_likelihood
+from ensemble_lib.models.mackay_gaussian import (FIG1, MAX_ITER, MacKayGaussian,
+                                                  gaussian_log_likelihood)
 
 
 def _data(rng, n, mu=0.7, sd=1.3):

@@ -9,18 +9,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ensemble_lib import mackay_lesson as ml
-from ensemble_lib.mackay_gaussian import FIG1, MacKayGaussian
-from ensemble_lib.mackay_lesson import (
-    BETA0_RANGE,
-    K_RANGE,
-    N_RANGE,
-    S_RANGE,
-    XBAR_RANGE,
-    EnsemblePanel,
-    ensemble_limits,
-)
-from ensemble_lib.plotting import new_figure
+from ensemble_lib.lessons import mean_sigma as ml
+from ensemble_lib.models.mackay_gaussian import FIG1, MacKayGaussian
+from ensemble_lib.lessons.mean_sigma import (BETA0_RANGE, K_RANGE, N_RANGE, S_RANGE, XBAR_RANGE,
+                                             EnsemblePanel, ensemble_limits)
+from ensemble_lib.ui.plotting import new_figure
 
 
 @pytest.fixture(scope="module")

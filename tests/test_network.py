@@ -13,11 +13,11 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import erf
 
-from ensemble_lib import network as nw
-from ensemble_lib.gaussian import CovarianceFamily
-from ensemble_lib.kl_fit import kl_fit, kl_objective
-from ensemble_lib.laplace import laplace_fit
-from ensemble_lib.toy import ToyPosterior
+from ensemble_lib.models import network as nw
+from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.inference.kl_fit import kl_fit, kl_objective
+from ensemble_lib.inference.laplace import laplace_fit
+from ensemble_lib.models.toy import ToyPosterior
 
 
 def sig(a):

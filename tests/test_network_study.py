@@ -19,19 +19,17 @@ import pytest
 from scipy.special import gammaln
 
 from ensemble_lib import LinearGaussianPosterior
-from ensemble_lib import network_study as ns
-from ensemble_lib.bound_lesson import make_toy
-from ensemble_lib.gaussian import CovarianceFamily
-from ensemble_lib.hyperparameters import (
-    GammaHyperprior,
-    HyperparameterConvergenceWarning,
-    fit_hyperparameters,
-    full_bound,
-    gamma_updates,
-)
-from ensemble_lib.kl_fit import kl_objective
-from ensemble_lib.laplace import laplace_fit
-from ensemble_lib.network import NetworkPosterior, add_bias, network_jacobian, network_output
+from ensemble_lib.inference import network_fits as nf
+from ensemble_lib.lessons import networks as demo
+from ensemble_lib.studies import table1 as t1
+from ensemble_lib.lessons.bound import make_toy
+from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.inference.hyperparameters import (GammaHyperprior,
+                                                    HyperparameterConvergenceWarning,
+                                                    fit_hyperparameters, full_bound, gamma_updates)
+from ensemble_lib.inference.kl_fit import kl_objective
+from ensemble_lib.inference.laplace import laplace_fit
+from ensemble_lib.models.network import NetworkPosterior, add_bias, network_jacobian, network_output
 
 PRIOR = GammaHyperprior(a=2.0, b=1.0, c=2.0, d=50.0)  # concentrated: small problems converge fast
 
@@ -59,7 +57,7 @@ def random_gaussian(rng, k, scale=0.2):
 
 def test_collapsed_bound_equals_full_bound_at_the_gamma_updates(small):
     post, _ = small
-    cb = ns.CollapsedBound(post, PRIOR)
+    cb = nf.CollapsedBound(post, PRIOR)
     rng = np.random.default_rng(1)
     for _ in range(3):
         mean, cov = random_gaussian(rng, post.dim)
@@ -74,7 +72,7 @@ def test_collapsed_bound_equals_full_bound_at_the_gamma_updates(small):
 
 def test_collapsed_bound_gradient_matches_central_differences(small):
     post, _ = small
-    cb = ns.CollapsedBound(post, PRIOR)
+    cb = nf.CollapsedBound(post, PRIOR)
     fam = CovarianceFamily.make("factor", post.dim, 2)
     rng = np.random.default_rng(2)
     theta = fam.pack(*random_gaussian(rng, post.dim))
@@ -91,7 +89,7 @@ def test_optimum_matches_the_papers_alternation_on_a_linear_model():
     Phi = rng.normal(size=(15, 3))
     lin = LinearGaussianPosterior(Phi, Phi @ [1.0, -0.5, 0.2] + 0.3 * rng.normal(size=15), 1.0, 1.0)
     alt = fit_hyperparameters(lin, PRIOR, family="full", tol=1e-10, max_iter=500)
-    ens = ns.fit_ensemble(lin, PRIOR, "full", init=[(np.zeros(3), np.eye(3))], gtol=1e-9)
+    ens = nf.fit_ensemble(lin, PRIOR, "full", init=[(np.zeros(3), np.eye(3))], gtol=1e-9)
     assert alt.converged and ens.converged
     assert ens.alpha == pytest.approx(alt.alpha_final, rel=1e-5)
     assert ens.beta == pytest.approx(alt.beta_final, rel=1e-5)
@@ -110,7 +108,7 @@ def test_each_hyperparameter_step_increases_the_bound_on_a_network(small):
     assert np.all(run.bound[1:] >= run.bound_after_update[:-1] - tol)  # the Q step (eq. 34)
     assert run.bound_after_update[-1] > run.bound[0] + 1.0  # and it moved
     # the collapsed fit is at least as good as any point of the alternation
-    ens = ns.fit_ensemble(post, PRIOR, "diagonal", init=[(lap.mean, np.diag(1.0 / np.diag(lap.hessian)))])
+    ens = nf.fit_ensemble(post, PRIOR, "diagonal", init=[(lap.mean, np.diag(1.0 / np.diag(lap.hessian)))])
     assert ens.bound >= run.bound_after_update.max() - 1e-6
 
 
@@ -118,15 +116,15 @@ def test_factor_families_diagonal_to_full_on_a_fit(small):
     """s = 0 equals diagonal; s = k − 1 reaches full; F* never decreases with s (warm chain)."""
     post, lap = small
     start = [(lap.mean, np.diag(1.0 / np.diag(lap.hessian)))]
-    diag = ns.fit_ensemble(post, PRIOR, "diagonal", init=start, gtol=1e-8)
-    fac0 = ns.fit_ensemble(post, PRIOR, "factor", 0, init=start, gtol=1e-8)
+    diag = nf.fit_ensemble(post, PRIOR, "diagonal", init=start, gtol=1e-8)
+    fac0 = nf.fit_ensemble(post, PRIOR, "factor", 0, init=start, gtol=1e-8)
     assert fac0.bound == pytest.approx(diag.bound, abs=1e-7)
-    full = ns.fit_ensemble(post, PRIOR, "full", init=[(lap.mean, lap.cov)], gtol=1e-8)
-    top = ns.fit_ensemble(post, PRIOR, "factor", post.dim - 1, init=[(full.mean, full.cov)], gtol=1e-8)
+    full = nf.fit_ensemble(post, PRIOR, "full", init=[(lap.mean, lap.cov)], gtol=1e-8)
+    top = nf.fit_ensemble(post, PRIOR, "factor", post.dim - 1, init=[(full.mean, full.cov)], gtol=1e-8)
     assert top.bound == pytest.approx(full.bound, abs=1e-5)
     bounds, prev = [diag.bound], diag
     for s in (1, 2):
-        prev = ns.fit_ensemble(post, PRIOR, "factor", s, warm=prev)
+        prev = nf.fit_ensemble(post, PRIOR, "factor", s, warm=prev)
         bounds.append(prev.bound)
     assert np.all(np.diff(bounds) >= -1e-7), bounds
     assert max(bounds) <= full.bound + 1e-6
@@ -154,7 +152,7 @@ def test_bound_never_exceeds_the_exact_log_evidence_on_the_toy():
     log_evidence = m + math.log(np.sum(np.exp(logp - m)) * h)
     lap = laplace_fit(toy, compute_kl=False)
     for family in ("diagonal", "full"):
-        fit = ns.fit_ensemble(toy, prior, family, init=[(lap.mean, lap.cov)])
+        fit = nf.fit_ensemble(toy, prior, family, init=[(lap.mean, lap.cov)])
         assert fit.bound <= log_evidence
         assert fit.bound > log_evidence - 5.0  # and it is a useful bound, not a trivial one
 
@@ -168,7 +166,7 @@ def test_laplace_error_bars_match_monte_carlo_of_the_linearised_network(small):
     post, lap = small
     rng = np.random.default_rng(3)
     Xn = add_bias(np.array([[-3.0], [0.1], [1.7]]))
-    mean, var = ns.laplace_error_bars(post, lap.mean, lap.hessian, post.beta, Xn)
+    mean, var = nf.laplace_error_bars(post, lap.mean, lap.hessian, post.beta, Xn)
     np.testing.assert_allclose(mean, network_output(lap.mean, Xn, 2), atol=1e-14)
     n = 400_000
     W = rng.multivariate_normal(lap.mean, lap.cov, size=n)
@@ -181,10 +179,10 @@ def test_laplace_error_bars_match_monte_carlo_of_the_linearised_network(small):
 
 def test_fit_evidence_returns_the_best_restart_and_is_reproducible(small):
     post, _ = small
-    a = ns.fit_evidence(post, np.random.default_rng(0), n_restarts=3)
-    b = ns.fit_evidence(post, np.random.default_rng(0), n_restarts=3)
+    a = nf.fit_evidence(post, np.random.default_rng(0), n_restarts=3)
+    b = nf.fit_evidence(post, np.random.default_rng(0), n_restarts=3)
     assert a.final.log_evidence == b.final.log_evidence
-    singles = [ns.fit_evidence(post, np.random.default_rng(0), n_restarts=k).final.log_evidence
+    singles = [nf.fit_evidence(post, np.random.default_rng(0), n_restarts=k).final.log_evidence
                for k in (1, 2)]
     assert a.final.log_evidence >= max(singles) - 1e-12
     assert a.symmetry_factor == 8  # H! 2^H for H = 2 (MacKay §4.1)
@@ -197,12 +195,12 @@ def test_fit_evidence_returns_the_best_restart_and_is_reproducible(small):
 def test_failed_optimisations_warn_or_raise(small):
     post, lap = small
     with pytest.warns(HyperparameterConvergenceWarning, match="none of the 2 restarts converged"):
-        ns.fit_evidence(post, np.random.default_rng(0), n_restarts=2, max_iter=1)
-    from ensemble_lib.kl_fit import KLFitWarning
+        nf.fit_evidence(post, np.random.default_rng(0), n_restarts=2, max_iter=1)
+    from ensemble_lib.inference.kl_fit import KLFitWarning
 
     with pytest.warns(KLFitWarning, match="stopped before converging"):
-        ns.fit_family(ns.CollapsedBound(post, PRIOR), "factor", 1,
-                      warm=ns.fit_ensemble(post, PRIOR, "diagonal", init=[(lap.mean, lap.cov)]),
+        nf.fit_family(nf.CollapsedBound(post, PRIOR), "factor", 1,
+                      warm=nf.fit_ensemble(post, PRIOR, "diagonal", init=[(lap.mean, lap.cov)]),
                       maxiter=1)
 
 
@@ -210,32 +208,32 @@ def test_bad_input_names_the_argument(small):
     post, lap = small
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="n_hidden must be an integer in"):
-        ns.symmetry_factor(0)
+        nf.symmetry_factor(0)
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
-        ns.fit_evidence(post, 0)
+        nf.fit_evidence(post, 0)
     with pytest.raises(ValueError, match="n_restarts must be an integer in"):
-        ns.fit_evidence(post, rng, n_restarts=0)
+        nf.fit_evidence(post, rng, n_restarts=0)
     with pytest.raises(ValueError, match="init .* or warm"):
-        ns.fit_ensemble(post, PRIOR, "diagonal")
+        nf.fit_ensemble(post, PRIOR, "diagonal")
     with pytest.raises(ValueError, match="rank"):
-        ns.fit_ensemble(post, PRIOR, "factor", post.dim, init=[(lap.mean, lap.cov)])
+        nf.fit_ensemble(post, PRIOR, "factor", post.dim, init=[(lap.mean, lap.cov)])
     with pytest.raises(ValueError, match="prior must be a GammaHyperprior"):
-        ns.CollapsedBound(post, (1, 2, 3, 4))
+        nf.CollapsedBound(post, (1, 2, 3, 4))
     with pytest.raises(ValueError, match="cov must have shape"):
-        ns.laplace_error_bars(post, lap.mean, np.eye(3), 1.0, post.X)
+        nf.laplace_error_bars(post, lap.mean, np.eye(3), 1.0, post.X)
     with pytest.raises(ValueError, match="beta must be a finite number > 0"):
-        ns.laplace_error_bars(post, lap.mean, lap.hessian, math.nan, post.X)
+        nf.laplace_error_bars(post, lap.mean, lap.hessian, math.nan, post.X)
     with pytest.raises(ValueError, match="X must contain only finite"):
-        ns.laplace_error_bars(post, lap.mean, lap.hessian, 1.0, np.full((2, 2), np.inf))
+        nf.laplace_error_bars(post, lap.mean, lap.hessian, 1.0, np.full((2, 2), np.inf))
     with pytest.raises(ValueError, match="n_hidden must be an integer in"):
-        ns.TableConfig(n_hidden=0)
+        t1.TableConfig(n_hidden=0)
     with pytest.raises(ValueError, match="ranks must lie in"):
-        ns.run_split(np.random.default_rng(0).normal(size=(30, 2)), np.arange(30.0),
-                     ns.TableConfig(n_train=20, n_hidden=1, ranks=(5,), n_restarts=1))
+        t1.run_split(np.random.default_rng(0).normal(size=(30, 2)), np.arange(30.0),
+                     t1.TableConfig(n_train=20, n_hidden=1, ranks=(5,), n_restarts=1))
     with pytest.raises(ValueError, match="dataset must be one of"):
-        ns.run_table("iris")
+        t1.run_table("iris")
     with pytest.raises(ValueError, match="rank must be an integer in"):
-        ns.demo_fit(*ns.demo_data(), n_hidden=1, rank=3, alpha=1.0, adapt=False)
+        demo.demo_fit(*demo.demo_data(), n_hidden=1, rank=3, alpha=1.0, adapt=False)
 
 
 # ---------------------------------------------------------------------------
@@ -246,7 +244,7 @@ def test_bad_input_names_the_argument(small):
 @pytest.fixture(scope="module")
 def tiny_table(tmp_path_factory):
     out = tmp_path_factory.mktemp("table")
-    ns.main(["--table", "--datasets", "boston", "--n-splits", "2", "--n-train", "40",
+    t1.main(["--table", "--datasets", "boston", "--n-splits", "2", "--n-train", "40",
              "--n-hidden", "1", "--ranks", "1", "2", "--outdir", str(out)])
     return json.loads((out / "boston_table1.json").read_text())
 
@@ -265,7 +263,7 @@ def test_table_command_stores_the_documented_json(tiny_table):
         assert all(np.isfinite([m["bound"]["mean"], m["alpha"]["mean"], m["beta"]["mean"]]))
     assert r["methods"]["laplace_evidence"]["log_evidence"]["mean"] is not None
     assert "race" in r["note"]
-    assert "Ensemble (s = 1)" in ns.format_table(r)
+    assert "Ensemble (s = 1)" in t1.format_table(r)
 
 
 def test_table_ordering_on_the_tiny_configuration(tiny_table):
@@ -282,8 +280,8 @@ def test_table_ordering_on_the_tiny_configuration(tiny_table):
 def test_run_split_is_reproducible_from_its_seed():
     X = np.random.default_rng(0).normal(size=(40, 2))
     y = np.sin(X[:, 0]) + 0.1 * np.random.default_rng(1).normal(size=40)
-    cfg = ns.TableConfig(n_train=20, n_hidden=1, ranks=(1,), full=False, n_restarts=1)
-    a, b = ns.run_split(X, y, cfg, 3), ns.run_split(X, y, cfg, 3)
+    cfg = t1.TableConfig(n_train=20, n_hidden=1, ranks=(1,), full=False, n_restarts=1)
+    a, b = t1.run_split(X, y, cfg, 3), t1.run_split(X, y, cfg, 3)
     assert a["methods"] == b["methods"]
 
 
@@ -294,7 +292,7 @@ def test_run_split_is_reproducible_from_its_seed():
 
 @pytest.fixture(scope="module")
 def panel():
-    p = ns.Network1DPanel()
+    p = demo.Network1DPanel()
     p.update()
     return p
 
@@ -311,7 +309,7 @@ def test_each_control_changes_the_figure_and_the_readout(panel, name, value):
 
 
 def test_alpha_slider_is_disabled_exactly_while_hyperparameters_are_adapted():
-    p = ns.Network1DPanel()
+    p = demo.Network1DPanel()
     p.update()
     alpha = p.controls["alpha"]
     p.controls["adapt"].value = True
@@ -325,19 +323,19 @@ def test_alpha_slider_is_disabled_exactly_while_hyperparameters_are_adapted():
 
 def test_slider_ranges_are_the_documented_ones(panel):
     c = panel.controls
-    assert (c["n_hidden"].min, c["n_hidden"].max) == ns.H_RANGE
-    assert (c["rank"].min, c["rank"].max) == ns.S_RANGE
-    assert (c["alpha"].min, c["alpha"].max) == ns.LOG10_ALPHA_RANGE
+    assert (c["n_hidden"].min, c["n_hidden"].max) == demo.H_RANGE
+    assert (c["rank"].min, c["rank"].max) == demo.S_RANGE
+    assert (c["alpha"].min, c["alpha"].max) == demo.LOG10_ALPHA_RANGE
 
 
-@pytest.mark.parametrize("n_hidden", list(range(ns.H_RANGE[0], ns.H_RANGE[1] + 1)))
+@pytest.mark.parametrize("n_hidden", list(range(demo.H_RANGE[0], demo.H_RANGE[1] + 1)))
 def test_slider_sweep_gives_finite_predictions(n_hidden):
     """Every H, the extreme s and α, fixed and adapted: finite means, positive error bars."""
-    x, t = ns.demo_data()
-    cases = [(ns.S_RANGE[1], 10 ** ns.LOG10_ALPHA_RANGE[0], False), (0, 10 ** ns.LOG10_ALPHA_RANGE[1], False),
+    x, t = demo.demo_data()
+    cases = [(demo.S_RANGE[1], 10 ** demo.LOG10_ALPHA_RANGE[0], False), (0, 10 ** demo.LOG10_ALPHA_RANGE[1], False),
              (1, 1.0, True)]
     for rank, alpha, adapt in cases:
-        st = ns.demo_fit(x, t, n_hidden, rank, alpha, adapt, n_grid=41)
+        st = demo.demo_fit(x, t, n_hidden, rank, alpha, adapt, n_grid=41)
         for arr in (st.ens_mean, st.ens_sd, st.lap_mean, st.lap_sd):
             assert np.all(np.isfinite(arr))
         assert np.all(st.ens_sd > 0) and np.all(st.lap_sd > 0)
@@ -347,10 +345,10 @@ def test_slider_sweep_gives_finite_predictions(n_hidden):
 
 
 def test_error_bars_grow_away_from_the_data():
-    st = ns.demo_fit(*ns.demo_data(), **ns.DEMO_DEFAULTS)
+    st = demo.demo_fit(*demo.demo_data(), **demo.DEMO_DEFAULTS)
     mid = st.x_grid.size // 2  # x = 0, in the gap
     edge = 0  # x = −3, beyond the data
-    x_data = ns.demo_data()[0]
+    x_data = demo.demo_data()[0]
     i_near = int(np.argmin(np.abs(st.x_grid - x_data[3])))
     for sd in (st.ens_sd, st.lap_sd):
         assert sd[edge] > sd[i_near] and sd[mid] > sd[i_near]
@@ -359,7 +357,8 @@ def test_error_bars_grow_away_from_the_data():
 def test_write_figures_is_byte_stable(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    a, b = ns.write_figures(tmp_path / "a"), ns.write_figures(tmp_path / "b")
+    a = demo.write_figures(tmp_path / "a") + t1.write_figures(tmp_path / "a")
+    b = demo.write_figures(tmp_path / "b") + t1.write_figures(tmp_path / "b")
     assert [p.name for p in a] == ["network_1d_demo.png", "boston_table1.png"]
     for x, y in zip(a, b):
         assert x.read_bytes() == y.read_bytes() and x.stat().st_size > 10_000

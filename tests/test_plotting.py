@@ -3,15 +3,9 @@
 import numpy as np
 import pytest
 
-from ensemble_lib.plotting import (
-    annotate_kl,
-    figure_png,
-    new_figure,
-    plot_gaussian_ellipses,
-    plot_posterior_contours,
-    update_gaussian_ellipses,
-)
-from ensemble_lib.toy_study import make_posterior
+from ensemble_lib.ui.plotting import (annotate_kl, figure_png, new_figure, plot_gaussian_ellipses,
+                                       plot_posterior_contours, update_gaussian_ellipses)
+from ensemble_lib.models.toy import make_posterior
 
 
 def test_helpers_draw_on_the_given_axes_and_return_artists():

@@ -13,18 +13,12 @@ import itertools
 import numpy as np
 import pytest
 
-from ensemble_lib.gaussian import CovarianceFamily, kl_gaussians
-from ensemble_lib.kl_fit import kl_fit, kl_objective
-from ensemble_lib.linear import LinearGaussianPosterior
-from ensemble_lib.svi import (
-    grad_log_unnorm_batch,
-    reparam_gradient,
-    scale_matrix,
-    step_sizes,
-    svi_fit,
-    toy_grad_batch,
-)
-from ensemble_lib.toy_study import PAPER_PRESET, make_posterior
+from ensemble_lib.inference.gaussian import CovarianceFamily, kl_gaussians
+from ensemble_lib.inference.kl_fit import kl_fit, kl_objective
+from ensemble_lib.models.linear import LinearGaussianPosterior
+from ensemble_lib.inference.svi import (grad_log_unnorm_batch, reparam_gradient, scale_matrix,
+                                        step_sizes, svi_fit, toy_grad_batch)
+from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
 
 
 @pytest.fixture(scope="module")
@@ -213,8 +207,8 @@ def test_bad_input_is_refused_with_the_arguments_name(post, kwargs, name):
 # the lesson: panel, slider ranges, figures
 # ---------------------------------------------------------------------------
 
-from ensemble_lib import svi_lesson  # noqa: E402
-from ensemble_lib.svi_lesson import SVIExplorer, running_mean  # noqa: E402
+from ensemble_lib.lessons import stochastic_vi as svi_lesson  # noqa: E402
+from ensemble_lib.lessons.stochastic_vi import SVIExplorer, running_mean  # noqa: E402
 
 
 @pytest.fixture(scope="module")

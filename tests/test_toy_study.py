@@ -6,18 +6,12 @@ import warnings
 import numpy as np
 import pytest
 
-from ensemble_lib import toy_study
-from ensemble_lib.figures import write_all
-from ensemble_lib.toy_study import (
-    ALPHA_RANGE,
-    N_RANGE,
-    NOISE_SD_RANGE,
-    PAPER_PRESET,
-    SEED_RANGE,
-    ToyExplorer,
-    fit_all,
-    make_posterior,
-)
+from ensemble_lib.lessons import toy_posterior as toy_study
+from ensemble_lib.ui.figures import write_all
+from ensemble_lib.lessons.toy_posterior import (ALPHA_RANGE, N_RANGE, NOISE_SD_RANGE, SEED_RANGE,
+                                                ToyExplorer)
+from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
+from ensemble_lib.inference.toy_fits import fit_all
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +108,8 @@ def test_paper_preset_lands_near_the_papers_laplace_kl():
 
 
 def test_figures_are_regenerated_byte_identically(tmp_path):
-    a = write_all(tmp_path / "a", only=["toy_study"])
-    b = write_all(tmp_path / "b", only=["toy_study"])
+    a = write_all(tmp_path / "a", only=["toy_posterior"])
+    b = write_all(tmp_path / "b", only=["toy_posterior"])
     assert [p.name for p in a] == [p.name for p in b]
     assert {p.name for p in a} >= {"toy_fig2.png", "toy_kl_table.png", "toy_kl_table.csv"}
     for pa, pb in zip(a, b):

@@ -6,10 +6,12 @@ import ipywidgets as w
 import numpy as np
 import pytest
 
-from ensemble_lib.bound_lesson import compare_hyperparameters, make_toy
-from ensemble_lib.toy_study import find_preset, kl_table
-from ensemble_lib.widgets import FigurePanel, ProgressBar, report
-from ensemble_lib.plotting import new_figure
+from ensemble_lib.lessons.bound import compare_hyperparameters, make_toy
+from ensemble_lib.lessons.toy_posterior import find_preset, kl_table
+from ensemble_lib._progress import report
+from ensemble_lib.ui.panel import FigurePanel
+from ensemble_lib.ui.progress import ProgressBar
+from ensemble_lib.ui.plotting import new_figure
 
 
 def _panel_class():
@@ -120,7 +122,7 @@ def test_compare_hyperparameters_reports_progress_without_changing_the_result():
 
 
 def test_test_panels_do_not_outlive_their_tests():
-    from ensemble_lib.widgets import FigurePanel as Base
+    from ensemble_lib.ui.panel import FigurePanel as Base
 
     gc.collect()
     stack, names = [Base], set()

@@ -6,7 +6,7 @@ the Python ``playwright`` package (no ``playwright install``).
 
 Which panels a notebook must show (the coverage rule)
 -----------------------------------------------------
-Every interactive panel is a :class:`ensemble_lib.widgets.FigurePanel`
+Every interactive panel is a :class:`ensemble_lib.ui.panel.FigurePanel`
 subclass. :func:`expected_panels` reads a notebook's code cells (with
 :mod:`ast`, without running them) and counts the places where a panel is
 *displayed*:
@@ -109,7 +109,7 @@ def is_ci() -> bool:
 def panel_class_names() -> set[str]:
     """Names of every FigurePanel subclass defined in ensemble_lib."""
     import ensemble_lib
-    from ensemble_lib.widgets import FigurePanel
+    from ensemble_lib.ui.panel import FigurePanel
 
     for mod in pkgutil.walk_packages(ensemble_lib.__path__, "ensemble_lib."):
         with contextlib.suppress(Exception):
@@ -175,7 +175,7 @@ def expected_panels(nb_path: Path, classes: set[str] | None = None) -> int:
 def leaf_panel_classes() -> set[str]:
     """FigurePanel subclasses with no subclass of their own: each must be shown by some notebook."""
     import ensemble_lib  # noqa: F401  (panel_class_names imports every submodule)
-    from ensemble_lib.widgets import FigurePanel
+    from ensemble_lib.ui.panel import FigurePanel
 
     panel_class_names()
     leaves, todo = set(), [FigurePanel]

@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Ellipse
 
-from .gaussian import ellipse_geometry
+from ..inference.gaussian import ellipse_geometry
 
 #: One colour per approximation, used by every lesson.
 COLORS = {

@@ -1,7 +1,7 @@
 """Lesson 2: MacKay (1995) — a Gaussian's mean and σ, σ_N vs σ_{N−1}, and the separable ensemble.
 
 Plot helpers and the interactive panel for ``notebooks/02_mackay_gaussian_mean_sigma.ipynb``;
-the maths is in :mod:`ensemble_lib.mackay_gaussian`.
+the maths is in :mod:`ensemble_lib.models.mackay_gaussian`.
 
 * :func:`plot_fig1a` — Fig. 1a: contours of the log likelihood (7) in (μ, σ), the skewed peak;
 * :func:`plot_fig1b` — Fig. 1b: P(D | μ = x̄, σ) and the evidence P(D | σ) (14), maxima at σ_N and σ_{N−1};
@@ -27,9 +27,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.ticker import MaxNLocator
 
-from .mackay_gaussian import FIG1, EnsembleIterate, EnsembleRun, MacKayGaussian
-from .plotting import COLORS, figure_png, new_figure
-from .widgets import FigurePanel
+from ..models.mackay_gaussian import FIG1, EnsembleIterate, EnsembleRun, MacKayGaussian
+from ..ui.plotting import COLORS, figure_png, new_figure
+from ..ui.panel import FigurePanel
 
 #: Slider ranges of :class:`EnsemblePanel` (every value gives finite results).
 K_RANGE = (0, 15)

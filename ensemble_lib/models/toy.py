@@ -32,9 +32,9 @@ from functools import cached_property
 import numpy as np
 from scipy import integrate, optimize
 
-from . import _validation as check
-from .erf_network import sigma, sigma_prime
-from .gaussian import LOG_2PI, gauss_hermite
+from .. import _validation as check
+from .erf_network import TOY_N, TOY_NOISE_SD, sigma, sigma_prime, toy_data
+from ..inference.gaussian import LOG_2PI, gauss_hermite
 from .posterior import Expectation, RegressionPosterior
 
 #: ln g(u) below its maximum by this much is treated as zero mass (e^-45 ≈ 3e-20).
@@ -264,3 +264,25 @@ class ToyPosterior(RegressionPosterior):
         ed = 0.5 * A[None, :] * v[:, None] ** 2 - B[None, :] * v[:, None] + 0.5 * self._T
         logp = -self.beta * ed - 0.5 * self.alpha * (u[None, :] ** 2 + v[:, None] ** 2)
         return PosteriorGrid(u, v, logp - self.log_Z)
+
+
+# ---------------------------------------------------------------------------
+# The lessons' data sets
+# ---------------------------------------------------------------------------
+
+#: The "paper-like" preset of B&B Fig. 2: β = 100 (noise s.d. 0.1, as in the paper), N = 6,
+#: and the seed and α found by ``lessons.toy_posterior.find_preset`` (seeds 0–39, α in
+#: {0.05, 0.1, 0.2, 0.3, 0.5, 1, 2}) whose Laplace KL is closest to 41.
+PAPER_PRESET = {"seed": 25, "alpha": 0.2, "noise_sd": TOY_NOISE_SD, "n": TOY_N}
+
+def make_posterior(seed: int = 0, alpha: float = 1.0, noise_sd: float = TOY_NOISE_SD,
+                   n: int = TOY_N) -> ToyPosterior:
+    """The toy posterior for data drawn with ``numpy.random.default_rng(seed)``.
+
+    The noise precision of the model is the one that generated the data,
+    β = 1/noise_sd².
+    """
+    seed = check.integer("seed", seed, low=0)
+    noise_sd = check.positive("noise_sd", noise_sd)
+    data = toy_data(np.random.default_rng(seed), n=n, noise_sd=noise_sd)
+    return ToyPosterior(data.x, data.t, alpha=alpha, beta=1.0 / noise_sd**2)

@@ -20,34 +20,21 @@ parameters (u, v) = (−0.13, −2.5) for display.
 
 from __future__ import annotations
 
-import dataclasses
 import html
-from dataclasses import dataclass
 from pathlib import Path
 
 import ipywidgets as w
 import numpy as np
 
-from . import _validation as check
-from .erf_network import TOY_N, TOY_NOISE_SD, TOY_U_TRUE, TOY_V_TRUE, toy_data
-from .kl_fit import KLFit, kl_fit
-from .laplace import LaplaceFit, laplace_fit
-from .plotting import (
-    COLORS,
-    LABELS,
-    figure_png,
-    new_figure,
-    plot_gaussian_ellipses,
-    plot_posterior_contours,
-    update_gaussian_ellipses,
-)
-from .toy import ToyPosterior
-from .widgets import FigurePanel, report
+from ..models.erf_network import TOY_N, TOY_NOISE_SD, TOY_V_TRUE
+from ..inference.laplace import laplace_fit
+from ..ui.plotting import (COLORS, LABELS, figure_png, new_figure, plot_gaussian_ellipses,
+                           plot_posterior_contours, update_gaussian_ellipses)
+from ..models.toy import PAPER_PRESET, make_posterior
+from ..inference.toy_fits import ToyFits, fit_all
+from .._progress import report
+from ..ui.panel import FigurePanel
 
-#: The "paper-like" preset: β = 100 (noise s.d. 0.1, as in the paper), N = 6,
-#: and the seed and α found by :func:`find_preset` (seeds 0–39, α in
-#: {0.05, 0.1, 0.2, 0.3, 0.5, 1, 2}) whose Laplace KL is closest to 41.
-PAPER_PRESET = {"seed": 25, "alpha": 0.2, "noise_sd": TOY_NOISE_SD, "n": TOY_N}
 #: The values printed in the paper's Fig. 2 caption.
 PAPER_KL = {"laplace": 41.0, "diagonal": 4.6, "full": 3.9}
 
@@ -56,72 +43,6 @@ ALPHA_RANGE = (0.01, 10.0)
 NOISE_SD_RANGE = (0.02, 1.0)
 N_RANGE = (1, 50)
 SEED_RANGE = (0, 99)
-
-
-def make_posterior(seed: int = 0, alpha: float = 1.0, noise_sd: float = TOY_NOISE_SD,
-                   n: int = TOY_N) -> ToyPosterior:
-    """The toy posterior for data drawn with ``numpy.random.default_rng(seed)``.
-
-    The noise precision of the model is the one that generated the data,
-    β = 1/noise_sd².
-    """
-    seed = check.integer("seed", seed, low=0)
-    noise_sd = check.positive("noise_sd", noise_sd)
-    data = toy_data(np.random.default_rng(seed), n=n, noise_sd=noise_sd)
-    return ToyPosterior(data.x, data.t, alpha=alpha, beta=1.0 / noise_sd**2)
-
-
-def _to_quadrant(fit, sign_u: float):
-    """Mirror a fit through the origin so that its mean's u has sign ``sign_u`` (KL unchanged)."""
-    if fit.mean[0] * sign_u >= 0:
-        return fit
-    changes = {"mean": -fit.mean}
-    if isinstance(fit, KLFit):
-        theta = fit.theta.copy()
-        theta[:2] = -theta[:2]
-        if fit.family != "full":  # factor columns S flip sign too (C unchanged either way)
-            theta[4:] = -theta[4:]
-        changes["theta"] = theta
-    return dataclasses.replace(fit, **changes)
-
-
-@dataclass(frozen=True)
-class ToyFits:
-    """Laplace and KL fits to one toy posterior (means in the generating quadrant)."""
-
-    posterior: ToyPosterior
-    laplace: LaplaceFit
-    diagonal: KLFit
-    full: KLFit
-    factor: KLFit
-
-    def kl_values(self) -> dict:
-        return {"laplace": self.laplace.kl, "diagonal": self.diagonal.kl, "full": self.full.kl}
-
-
-def fit_all(post: ToyPosterior, rank: int = 1) -> ToyFits:
-    """Laplace, diagonal-KL, full-KL and factor-KL (rank ``rank``) fits to ``post``.
-
-    Starts: the diagonal fit from a narrow Gaussian at the Laplace mode; the
-    full fit from the diagonal solution; the factor fit from the diagonal
-    (s = 0) or full (s = 1) solution; the diagonal and full fits also from
-    the best Gaussian centred at the origin (the posterior is symmetric).
-    """
-    rank = check.integer("rank", rank, low=0, high=post.dim - 1)
-    lap = laplace_fit(post)
-    narrow = [(lap.mean, np.diag(1.0 / np.diag(lap.hessian)))]
-    diag = kl_fit(post, "diagonal", init=narrow, symmetric=True)
-    full = kl_fit(post, "full", init=[(diag.mean, diag.cov)], symmetric=True)
-    base = diag if rank == 0 else full
-    factor = kl_fit(post, "factor", rank=rank, init=[(base.mean, base.cov)], symmetric=False)
-    sign = np.sign(TOY_U_TRUE)
-    return ToyFits(
-        post,
-        _to_quadrant(lap, sign),
-        _to_quadrant(diag, sign),
-        _to_quadrant(full, sign),
-        _to_quadrant(factor, sign),
-    )
 
 
 # ---------------------------------------------------------------------------
@@ -162,7 +83,7 @@ def kl_table(seeds=range(20), alphas=(0.1, 0.3, 1.0, 3.0), noise_sd: float = TOY
     """KL of Laplace, diagonal and full fits for every (seed, α); one dict per row.
 
     ``progress``, if given, is called as ``progress(done, total)`` after each
-    data set (e.g. a :class:`~ensemble_lib.widgets.ProgressBar`).
+    data set (e.g. a :class:`~ensemble_lib.ui.progress.ProgressBar`).
     """
     rows = []
     seeds, alphas = list(seeds), list(alphas)
@@ -312,7 +233,7 @@ def find_preset(target: float = PAPER_KL["laplace"], seeds=range(40),
     """The (seed, α) whose Laplace KL (β fixed, N = 6) is closest to ``target``.
 
     ``progress``, if given, is called as ``progress(done, total)`` after each
-    candidate (e.g. a :class:`~ensemble_lib.widgets.ProgressBar`).
+    candidate (e.g. a :class:`~ensemble_lib.ui.progress.ProgressBar`).
     """
     best = None
     seeds, alphas = list(seeds), list(alphas)

@@ -18,7 +18,7 @@ lower bound (33), to be *maximised*,
 is raised by alternating two exact coordinate steps:
 
 * for fixed R, S, Q is the KL fit of eq. (34): the fixed-hyperparameter
-  problem (17) with α, β replaced by their means ᾱ, β̄ (:func:`~ensemble_lib.kl_fit`);
+  problem (17) with α, β replaced by their means ᾱ, β̄ (:func:`~ensemble_lib.inference.kl_fit`);
 * for fixed Q, the optimal R and S over *all* distributions are Gamma (35)–(36):
   ``R = Gamma(r, s)``, ``r = k/2 + a``, ``2/s = ‖w̄‖² + Tr C + 2/b``, so
   ``ᾱ = r s`` (37); ``S = Gamma(u, v)``, ``u = N/2 + c``,
@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from . import _validation as check
+from .. import _validation as check
 from .gaussian import LOG_2PI, gaussian_entropy
 from .kl_fit import kl_fit
 
@@ -306,7 +306,7 @@ def fit_hyperparameters(
     prior : GammaHyperprior, optional
         Constants a, b, c, d (default: Barber & Bishop's broad Boston values).
     family, rank : str, int
-        Covariance family of Q (see :func:`~ensemble_lib.kl_fit`).
+        Covariance family of Q (see :func:`~ensemble_lib.inference.kl_fit`).
     tol : float
         Stop when max(|Δ ln ᾱ|, |Δ ln β̄|) over one update is below ``tol`` (> 0).
     max_iter : int

@@ -4,7 +4,7 @@ Barber & Bishop (1998, §2–2.1) minimise
 
 .. math:: \\mathrm{KL}(Q\\|P) - \\ln Z = \\langle \\beta E_D + \\tfrac{\\alpha}{2}\\|\\mathbf w\\|^2\\rangle_Q - H[Q]
 
-(eqs 16–20) with *exact* expectations and gradients (:mod:`~ensemble_lib.kl_fit`).
+(eqs 16–20) with *exact* expectations and gradients (:mod:`~ensemble_lib.inference.kl_fit`).
 Stochastic VI (the method behind ADVI, Pyro and NumPyro) replaces the
 expectation by a Monte Carlo average over S draws written as a function of the
 parameters, ``w_s = w̄ + L ε_s`` with ``ε_s ~ N(0, I)`` and ``C = L Lᵀ``
@@ -50,10 +50,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import _validation as check
-from .erf_network import sigma, sigma_prime
+from .. import _validation as check
+from ..models.erf_network import sigma, sigma_prime
 from .gaussian import CovarianceFamily
-from .toy import ToyPosterior
+from ..models.toy import ToyPosterior
 
 #: Covariance families the SVI loop supports.
 SVI_FAMILIES = ("full", "diagonal")

@@ -1,4 +1,4 @@
-"""Regenerate every file in ``figures/``: ``python -m ensemble_lib.figures`` (``make figures``).
+"""Regenerate every file in ``figures/``: ``python -m ensemble_lib.ui.figures`` (``make figures``).
 
 Each lesson module contributes a ``write_figures(outdir) -> list[pathlib.Path]``
 function, listed in :data:`WRITERS`. Figures are drawn with the same plot
@@ -14,14 +14,15 @@ from pathlib import Path
 
 #: modules whose ``write_figures(outdir)`` writes that lesson's figures
 WRITERS = [
-    "ensemble_lib.toy_study",
-    "ensemble_lib.mackay_lesson",
-    "ensemble_lib.bound_lesson",
-    "ensemble_lib.svi_lesson",
-    "ensemble_lib.network_study",
+    "ensemble_lib.lessons.toy_posterior",
+    "ensemble_lib.lessons.mean_sigma",
+    "ensemble_lib.lessons.bound",
+    "ensemble_lib.lessons.stochastic_vi",
+    "ensemble_lib.lessons.networks",
+    "ensemble_lib.studies.table1",
 ]
 
-DEFAULT_OUTDIR = Path(__file__).resolve().parent.parent / "figures"
+DEFAULT_OUTDIR = Path(__file__).resolve().parents[2] / "figures"
 
 
 def write_all(outdir: Path | str = DEFAULT_OUTDIR, only: list[str] | None = None) -> list[Path]:

@@ -36,21 +36,16 @@ from pathlib import Path
 import ipywidgets as w
 import numpy as np
 
-from . import _validation as check
-from .evidence import EvidenceGrid, EvidenceRun, evidence_grid, evidence_reestimation
-from .hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters
-from .plotting import (
-    COLORS,
-    LABELS,
-    figure_png,
-    new_figure,
-    plot_gaussian_ellipses,
-    plot_posterior_contours,
-    update_gaussian_ellipses,
-)
-from .toy import ToyPosterior
-from .toy_study import PAPER_PRESET, ToyFits, fit_all, make_posterior
-from .widgets import FigurePanel, report
+from .. import _validation as check
+from ..inference.evidence import EvidenceGrid, EvidenceRun, evidence_grid, evidence_reestimation
+from ..inference.hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters
+from ..ui.plotting import (COLORS, LABELS, figure_png, new_figure, plot_gaussian_ellipses,
+                           plot_posterior_contours, update_gaussian_ellipses)
+from ..models.toy import ToyPosterior
+from ..models.toy import PAPER_PRESET, make_posterior
+from ..inference.toy_fits import ToyFits, fit_all
+from .._progress import report
+from ..ui.panel import FigurePanel
 
 #: Largest |correlation| offered by the slider (Q stays positive definite).
 RHO_MAX = 0.999
@@ -66,7 +61,7 @@ METHOD_COLORS = {"ensemble": COLORS["full"], "ensemble_diag": COLORS["diagonal"]
 def make_toy(alpha: float | None = None, beta: float | None = None) -> ToyPosterior:
     """The lesson's toy posterior: lesson 1's paper-like data (seed 25, N = 6, noise s.d. 0.1).
 
-    By default α = 0.2 and β = 100 (the preset of :mod:`~ensemble_lib.toy_study`).
+    By default α = 0.2 and β = 100 (the preset of :mod:`~ensemble_lib.models.toy`).
     """
     post = make_posterior(**PAPER_PRESET)
     if alpha is not None or beta is not None:
@@ -120,7 +115,7 @@ def bound_decomposition(post, mean, cov) -> BoundDecomposition:
 def plot_bound_bars(ax, log_evidence: float, entries: dict):
     """Fig. 1 as bars: for each Q, a bar from F[Q] up to ln P(D); its height is KL(Q‖P).
 
-    ``entries`` maps a key (a colour in :data:`~ensemble_lib.plotting.COLORS`
+    ``entries`` maps a key (a colour in :data:`~ensemble_lib.ui.plotting.COLORS`
     or any label) to F[Q]. Returns a dict with the bar container, the F
     ticks, the KL labels and the ln P(D) line, for :func:`update_bound_bars`.
     """
@@ -327,7 +322,7 @@ def compare_hyperparameters(post: ToyPosterior | None = None, prior: GammaHyperp
     trajectory); MacKay's evidence uses the symmetry factor 2 (the mirror mode).
     ``progress``, if given, is called as ``progress(done, total, what=...)``
     as the work goes on (three runs, then the grid row by row, then the polish
-    of its maximum; e.g. a :class:`~ensemble_lib.widgets.ProgressBar`).
+    of its maximum; e.g. a :class:`~ensemble_lib.ui.progress.ProgressBar`).
     """
     post = make_toy() if post is None else post
     prior = GammaHyperprior() if prior is None else prior

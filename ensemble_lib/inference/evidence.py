@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from . import _validation as check
+from .. import _validation as check
 from .gaussian import LOG_2PI
 from .hyperparameters import HyperparameterConvergenceWarning
 from .laplace import laplace_fit

@@ -55,7 +55,7 @@ from functools import cached_property
 import numpy as np
 from scipy import special, stats
 
-from . import _validation as check
+from .. import _validation as check
 
 #: refuse iteration counts above this (a slider or a loop cannot hang)
 MAX_ITER = 100_000
@@ -292,7 +292,7 @@ def _run(N, xbar, S, p: _Prior, beta0, n_iter) -> EnsembleRun:
     b = beta0 / c  # the start: a Q_sigma of the optimal shape c and mean beta0
     for k in range(n_iter + 1):
         if k > 0:
-            b, c = _update_beta(N, xbar, S, p, m, s2)       # Q_sigma given Q_mu  (section 3.2)
+            b, c = _update_beta(N, xbar, S, p, m, s2)       # Q_sigma given Q_mu  (section 3.2)  # noqa: F821 - set at k = 0
             beta_bar = b * c
         m, s2 = _update_mu(N, xbar, p, beta_bar)            # Q_mu given Q_sigma  (eq. 18)
         F = _free_energy(N, xbar, S, p, m, s2, b, c)

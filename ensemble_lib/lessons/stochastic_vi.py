@@ -33,12 +33,12 @@ import ipywidgets as w
 import numpy as np
 from matplotlib.ticker import NullLocator
 
-from . import _validation as check
-from .kl_fit import KLFit, kl_fit
-from .plotting import figure_png, new_figure
-from .svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit
-from .toy_study import PAPER_PRESET, make_posterior
-from .widgets import FigurePanel
+from .. import _validation as check
+from ..inference.kl_fit import KLFit, kl_fit
+from ..ui.plotting import figure_png, new_figure
+from ..inference.svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit
+from ..models.toy import PAPER_PRESET, make_posterior
+from ..ui.panel import FigurePanel
 
 #: Both methods start from this Q (a broad Gaussian in the generating quadrant,
 #: far from the optimum, as a black-box SVI start would be): (mean, cov).

@@ -1,0 +1,13 @@
+"""The approximations to a posterior and how they are fitted.
+
+* :mod:`.gaussian` — Gauss–Hermite rules, :class:`~.gaussian.GaussianFactor` (one Cholesky for
+  log-determinant, solves and entropy), KL between Gaussians, covariance families (B&B (26));
+* :mod:`.laplace` — Laplace's method (B&B (9)–(12));
+* :mod:`.kl_fit` — minimising KL(Q‖P) over diagonal / factor / full Gaussians;
+* :mod:`.toy_fits` — every family fitted to one toy posterior (B&B Fig. 2);
+* :mod:`.hyperparameters` — Gamma hyperpriors and the ensemble's α, β updates (B&B (27)–(38));
+* :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25));
+* :mod:`.network_fits` — the collapsed bound for networks, fits with warm starts, evidence
+  restarts, Laplace error bars;
+* :mod:`.svi` — reparameterisation-gradient SVI on the same KL(Q‖P).
+"""

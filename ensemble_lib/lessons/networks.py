@@ -1,0 +1,271 @@
+"""Lesson 4: ensemble learning for real networks — the 1-D demo panel and its figure.
+
+Barber & Bishop (1998) §2.1–2.2; MacKay (1995) "Probable networks" §5.2
+(predictive error bars gᵀA⁻¹g + 1/β). The fits live in
+:mod:`ensemble_lib.inference.network_fits`, the Table-1 study in
+:mod:`ensemble_lib.studies.table1`.
+
+* :class:`Network1DPanel` (:func:`demo_fit`): the 1-D regression demo
+  (sliders H, s, α or "adapt hyperparameters"), ensemble vs Laplace error bars;
+* :func:`write_figures`: ``network_1d_demo.png``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import _validation as check
+from ..inference.hyperparameters import GammaHyperprior
+from ..inference.network_fits import (CollapsedBound, fit_ensemble, fit_evidence, fit_family,
+                                      laplace_error_bars, symmetry_factor)
+from ..models.network import NetworkPosterior
+from ..ui.panel import FigurePanel
+from ..ui.plotting import figure_png
+
+#: slider ranges of :class:`Network1DPanel`
+H_RANGE = (1, 4)
+S_RANGE = (0, 2)  # s = 0 is the diagonal family; k = 3H ≥ 3 so s ≤ 2 ≤ k − 1 always
+LOG10_ALPHA_RANGE = (-2.0, 2.0)
+#: noise precision used when the hyperparameters are not adapted (the data's 1/σ²)
+DEMO_NOISE_SD = 0.1
+DEMO_BETA = 1.0 / DEMO_NOISE_SD**2
+DEMO_DEFAULTS = {"n_hidden": 2, "rank": 1, "alpha": 1.0, "adapt": True}
+
+
+def demo_data(n: int = 16, seed: int = 3):
+    """1-D regression data with a gap: x in [−2, −0.4] ∪ [0.6, 2], t = sin(1.5x) + N(0, 0.1²).
+
+    Returns ``(x, t)``; ``seed`` fixes a ``numpy.random.default_rng``.
+    """
+    n = check.integer("n", n, low=4, high=1000)
+    rng = np.random.default_rng(check.integer("seed", seed, low=0))
+    x = np.sort(np.concatenate([rng.uniform(-2.0, -0.4, n // 2), rng.uniform(0.6, 2.0, n - n // 2)]))
+    return x, np.sin(1.5 * x) + DEMO_NOISE_SD * rng.standard_normal(n)
+
+
+@dataclass(frozen=True)
+class DemoState:
+    """Predictions of the ensemble Q and of Laplace on a grid of x, with their hyperparameters."""
+
+    n_hidden: int
+    rank: int
+    adapt: bool
+    x_grid: np.ndarray = field(repr=False)
+    ens_mean: np.ndarray = field(repr=False)
+    ens_sd: np.ndarray = field(repr=False)
+    lap_mean: np.ndarray = field(repr=False)
+    lap_sd: np.ndarray = field(repr=False)
+    ens_alpha: float
+    ens_beta: float
+    lap_alpha: float
+    lap_beta: float
+    bound: float
+    lap_bound: float
+    lap_log_evidence: float
+    notes: tuple = ()
+
+
+def _best_mode(post, rng, n_starts: int = 4):
+    """Laplace at fixed α, β: the best of several random starts (highest log posterior)."""
+    from ..inference.laplace import laplace_fit
+
+    best = None
+    for _ in range(n_starts):
+        try:
+            fit = laplace_fit(post, start=rng.standard_normal(post.dim), compute_kl=False)
+        except ValueError:
+            continue
+        if best is None or post.log_unnorm(fit.mean) > post.log_unnorm(best.mean):
+            best = fit
+    if best is None:
+        raise RuntimeError("every mode search ended at a saddle point")
+    return best
+
+
+def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
+             prior: GammaHyperprior | None = None, n_grid: int = 121) -> DemoState:
+    """Fit the 1-D demo: ensemble Q (diagonal for s = 0, else factor s) and Laplace.
+
+    With ``adapt`` the hyperparameters are inferred (ensemble: Gamma
+    hyperpriors, eqs 35–38 via :func:`fit_ensemble`; Laplace: MacKay's
+    re-estimation via :func:`fit_evidence`) and ``alpha`` is ignored;
+    otherwise both use the given α and β = 1/0.1². Error bars are one
+    predictive standard deviation: ensemble ``√(⟨f²⟩ − ⟨f⟩² + 1/β̄)``,
+    Laplace ``√(gᵀA⁻¹g + 1/β)`` (MacKay §5.2).
+    """
+    from ..models.network import add_bias
+
+    n_hidden = check.integer("n_hidden", n_hidden, low=H_RANGE[0], high=H_RANGE[1])
+    rank = check.integer("rank", rank, low=S_RANGE[0], high=S_RANGE[1])
+    alpha = check.positive("alpha", alpha)
+    x = check.finite_vector("x", x, min_len=2)
+    t = check.finite_vector("t", t, min_len=2)
+    prior = GammaHyperprior() if prior is None else prior
+    X = add_bias(x[:, None])
+    post = NetworkPosterior(X, t, n_hidden, alpha=alpha, beta=DEMO_BETA)
+    family = "diagonal" if rank == 0 else "factor"
+    notes = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if adapt:
+            ev = fit_evidence(post, np.random.default_rng(0), n_restarts=4)
+            st = ev.final
+            w_mp, A, la, lb = st.mean, st.hessian, st.alpha, st.beta
+            lap_le = float(st.log_evidence)
+            Ainv = st.cov
+            start = [(w_mp, np.diag(1.0 / np.diag(A)))]
+            fit = fit_ensemble(post, prior, "diagonal", init=start, maxiter=1000)
+            if rank:
+                fit = fit_ensemble(post, prior, family, rank, warm=fit, gtol=1e-5, maxiter=300)
+            ea, eb, F = fit.alpha, fit.beta, fit.bound
+            lap_F = CollapsedBound(post, prior).bound(w_mp, Ainv)
+        else:
+            lap = _best_mode(post, np.random.default_rng(0))
+            w_mp, A, la, lb, Ainv = lap.mean, lap.hessian, alpha, DEMO_BETA, lap.cov
+            lap_le = float(lap.log_evidence_laplace + math.log(symmetry_factor(n_hidden)))
+            start = [(w_mp, np.diag(1.0 / np.diag(A)))]
+            fit = fit_family(post, "diagonal", init=start, maxiter=1000)
+            if rank:
+                fit = fit_family(post, family, rank, warm=fit, gtol=1e-5, maxiter=300)
+            ea, eb, F, lap_F = alpha, DEMO_BETA, fit.bound, lap.bound
+    notes = tuple(sorted({str(c.message).split(":")[0] for c in caught}))
+    xg = np.linspace(-3.0, 3.0, check.integer("n_grid", n_grid, low=10, high=10_000))
+    Xg = add_bias(xg[:, None])
+    em = post.predictive_mean(fit.mean, fit.cov, Xg)
+    ev_ = post.predictive_variance(fit.mean, fit.cov, Xg, beta=eb)
+    lm, lv = laplace_error_bars(post, w_mp, A, lb, Xg)
+    return DemoState(n_hidden, rank, bool(adapt), xg, em, np.sqrt(ev_), lm, np.sqrt(lv),
+                     float(ea), float(eb), float(la), float(lb), float(F), float(lap_F), lap_le,
+                     notes)
+
+
+class _DemoPlot:
+    """The demo's artists: data, ensemble mean and ±2 s.d. band, Laplace mean and ±2 s.d. lines."""
+
+    def __init__(self, ax, x, t):
+        from ..ui.plotting import COLORS
+
+        self.ax = ax
+        self.c_ens, self.c_lap = COLORS["factor"], COLORS["laplace"]
+        ax.plot(x, t, "o", color="0.2", ms=4, label="data", zorder=5)
+        (self.ens_line,) = ax.plot([], [], color=self.c_ens, lw=2, label="ensemble ⟨f(x)⟩")
+        self.band = None
+        (self.lap_line,) = ax.plot([], [], color=self.c_lap, lw=1.5, ls="--", label="Laplace f(x, w_MP)")
+        (self.lap_hi,) = ax.plot([], [], color=self.c_lap, lw=1, ls=":", label="Laplace ± 2 s.d.")
+        (self.lap_lo,) = ax.plot([], [], color=self.c_lap, lw=1, ls=":")
+        ax.set_xlim(-3.0, 3.0)
+        ax.set_ylim(-2.5, 2.5)
+        ax.set_xlabel("x")
+        ax.set_ylabel("t")
+        self.title = ax.set_title(" ")
+
+    def update(self, s: DemoState):
+        xg = s.x_grid
+        self.ens_line.set_data(xg, s.ens_mean)
+        if self.band is not None:
+            self.band.remove()
+        self.band = self.ax.fill_between(xg, s.ens_mean - 2 * s.ens_sd, s.ens_mean + 2 * s.ens_sd,
+                                         color=self.c_ens, alpha=0.2, lw=0, label="ensemble ± 2 s.d.")
+        self.lap_line.set_data(xg, s.lap_mean)
+        self.lap_hi.set_data(xg, s.lap_mean + 2 * s.lap_sd)
+        self.lap_lo.set_data(xg, s.lap_mean - 2 * s.lap_sd)
+        fam = "diagonal" if s.rank == 0 else f"factor s = {s.rank}"
+        how = "adapted α, β" if s.adapt else f"fixed α = {s.ens_alpha:.3g}, β = {s.ens_beta:.3g}"
+        self.title.set_text(f"H = {s.n_hidden}, Q {fam}, {how}")
+        handles, labels = self.ax.get_legend_handles_labels()
+        if self.ax.get_legend() is not None:
+            self.ax.get_legend().remove()
+        self.ax.legend(handles, labels, loc="lower right", fontsize=7)
+
+
+def demo_figure(state: DemoState | None = None, data=None):
+    """The static 1-D demo at the default slider values (``figures/network_1d_demo.png``)."""
+    from ..ui.plotting import new_figure
+
+    x, t = demo_data() if data is None else data
+    if state is None:
+        state = demo_fit(x, t, **DEMO_DEFAULTS)
+    fig, ax = new_figure(7.0, 4.0)
+    _DemoPlot(ax, x, t).update(state)
+    return fig, state
+
+
+def format_demo_readout(s: DemoState) -> str:
+    """Plain-text readout of a :class:`DemoState` (the panel escapes it)."""
+    text = (f"ensemble: alpha = {s.ens_alpha:.4g}, beta = {s.ens_beta:.4g}, bound F = {s.bound:.3f}; "
+            f"Laplace: alpha = {s.lap_alpha:.4g}, beta = {s.lap_beta:.4g}, ln P(D) (eq. 20) = "
+            f"{s.lap_log_evidence:.3f}, bound of N(w_MP, A^-1) = {s.lap_bound:.3f}; "
+            f"error bar at x = 0 (in the gap): ensemble {s.ens_sd[s.x_grid.size // 2]:.3f}, "
+            f"Laplace {s.lap_sd[s.x_grid.size // 2]:.3f}")
+    if s.notes:
+        text += " | warnings: " + "; ".join(s.notes)
+    return text
+
+
+class Network1DPanel(FigurePanel):
+    """Sliders H, s, α and an "adapt hyperparameters" box; ensemble vs Laplace error bars.
+
+    Every fit is memoised, so returning to a setting costs only the redraw.
+    With "adapt" ticked the α slider is ignored (α, β are inferred).
+
+    Parameters
+    ----------
+    data : (x, t), optional
+        Default :func:`demo_data`.
+    """
+
+    def __init__(self, data=None):
+        import ipywidgets as w
+
+        from ..ui.plotting import new_figure
+
+        self.x, self.t = demo_data() if data is None else data
+        self._memo: dict = {}
+        fig, ax = new_figure(7.0, 3.8)
+        fig.set_dpi(80)
+        self.plot = _DemoPlot(ax, self.x, self.t)
+        d = DEMO_DEFAULTS
+        common = dict(continuous_update=False, style={"description_width": "initial"})
+        controls = {
+            "n_hidden": w.IntSlider(value=d["n_hidden"], min=H_RANGE[0], max=H_RANGE[1],
+                                    description="hidden units H", **common),
+            "rank": w.IntSlider(value=d["rank"], min=S_RANGE[0], max=S_RANGE[1],
+                                description="factors s (0 = diagonal)", **common),
+            "alpha": w.FloatLogSlider(value=d["alpha"], base=10, min=LOG10_ALPHA_RANGE[0],
+                                      max=LOG10_ALPHA_RANGE[1], step=0.25,
+                                      description="prior precision α", **common),
+            "adapt": w.Checkbox(value=d["adapt"], description="adapt hyperparameters α, β"),
+        }
+        self.draw(self.compute(**{k: c.value for k, c in controls.items()}))
+        super().__init__(controls, fig, columns=2)
+
+    def inactive_controls(self, n_hidden, rank, alpha, adapt) -> set[str]:
+        """The α slider is shown disabled while α, β are adapted (it is ignored then)."""
+        return {"alpha"} if adapt else set()
+
+    def compute(self, n_hidden, rank, alpha, adapt):
+        key = (int(n_hidden), int(rank), None if adapt else round(math.log10(alpha), 6), bool(adapt))
+        if key not in self._memo:
+            self._memo[key] = demo_fit(self.x, self.t, n_hidden, rank, alpha, adapt)
+        return self._memo[key]
+
+    def draw(self, state: DemoState) -> None:
+        self.plot.update(state)
+
+    def format_readout(self, state: DemoState) -> str:
+        import html
+
+        return html.escape(format_demo_readout(state))
+
+
+def write_figures(outdir) -> list[Path]:
+    """Write ``network_1d_demo.png`` into ``outdir``."""
+    fig, _ = demo_figure()
+    p1 = Path(outdir) / "network_1d_demo.png"
+    p1.write_bytes(figure_png(fig))
+    return [p1]
