@@ -8,7 +8,7 @@ With the Gaussian approximation (19) at the most probable weights w_MP,
     \\ln P(D\\mid\\alpha,\\beta) \\simeq -M(w_{MP}) - \\tfrac12\\ln\\det(A/2\\pi)
         - \\ln Z_W(\\alpha) - \\ln Z_D(\\beta)                              \\quad (20)
 
-``= best-fit log likelihood + log Occam factor`` (eq. 7), with
+``= best-fit log likelihood + log Occam factor`` (MacKay (7)), with
 ``ln(best fit likelihood) = −βE_D(w_MP) − ln Z_D`` and
 ``ln(Occam factor) = −αE_W(w_MP) − ln Z_W − ½ ln det(A/2π)``
 (the log of posterior accessible volume over prior accessible volume).
@@ -49,7 +49,7 @@ from scipy import optimize
 from .. import _validation as check
 from .gaussian import LOG_2PI
 from .hyperparameters import HyperparameterConvergenceWarning
-from .laplace import laplace_fit
+from .laplace import laplace_diagonal_start, laplace_fit
 
 #: re-estimated α, β are kept inside [1/_LIMIT, _LIMIT] by default; leaving it is explained
 _LIMIT = 1e10
@@ -71,9 +71,13 @@ class EvidenceState:
     log_occam: float
     log_evidence: float
 
+    def diagonal_start(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(w_MP, diag(1/A_ii))``: :func:`~ensemble_lib.inference.laplace.laplace_diagonal_start` here."""
+        return laplace_diagonal_start(self.mean, self.hessian)
+
 
 def laplace_evidence(post, start=None, symmetry_factor: int = 1) -> EvidenceState:
-    """Laplace at the mode and the quantities of eqs (20)–(24) at the posterior's α, β.
+    """Laplace at the mode and the quantities of MacKay (20)–(24) at the posterior's α, β.
 
     Parameters
     ----------
@@ -89,8 +93,7 @@ def laplace_evidence(post, start=None, symmetry_factor: int = 1) -> EvidenceStat
     k, N = post.dim, post.n_data
     alpha, beta = post.alpha, post.beta
     w = lap.mean
-    L = np.linalg.cholesky(lap.hessian)
-    half_logdet_A = float(np.sum(np.log(np.diag(L))))
+    half_logdet_A = 0.5 * lap.hessian_factor.log_det  # the Cholesky laplace_fit already made
     sum_w2 = float(w @ w)
     ed = float(post.data_error(w))
     gamma = k - alpha * float(np.trace(lap.cov))
@@ -150,12 +153,12 @@ class EvidenceRun:
 
     @property
     def log_alpha_error(self) -> float:
-        """σ_{ln α|D} ≈ √(2/γ) (eq. 25)."""
+        """σ_{ln α|D} ≈ √(2/γ) (MacKay (25))."""
         return math.sqrt(2.0 / self.final.gamma) if self.final.gamma > 0 else math.inf
 
     @property
     def log_beta_error(self) -> float:
-        """σ_{ln β|D} ≈ √(2/(N − γ)) (eq. 25)."""
+        """σ_{ln β|D} ≈ √(2/(N − γ)) (MacKay (25))."""
         n_minus = self.n_data - self.final.gamma
         return math.sqrt(2.0 / n_minus) if n_minus > 0 else math.inf
 
@@ -178,7 +181,7 @@ def evidence_reestimation(
     limits: tuple[float, float] = (1.0 / _LIMIT, _LIMIT),
     exact: bool = True,
 ) -> EvidenceRun:
-    """MacKay's evidence framework: iterate Laplace + (22)–(24) to a fixed point.
+    """MacKay's evidence framework: iterate Laplace + MacKay (22)–(24) to a fixed point.
 
     Parameters
     ----------
@@ -236,7 +239,7 @@ def evidence_reestimation(
                          ("m", state.mean), ("C", state.cov)):
             rec[key].append(val)
         N = post.n_data
-        # eq. (22): α = γ / Σ w²; eq. (24): β = (N − γ) / 2E_D
+        # MacKay (22): α = γ / Σ w²; MacKay (24): β = (N − γ) / 2E_D
         with np.errstate(divide="ignore", invalid="ignore"):
             a_new = state.gamma / state.sum_w2 if state.sum_w2 > 0 else math.inf
             b_new = (N - state.gamma) / (2.0 * state.data_error) if state.data_error > 0 else math.inf

@@ -4,12 +4,12 @@ Barber & Bishop (1998) fit a Gaussian ``Q(w) = N(w_bar, C)``; this module
 holds what every model needs of it:
 
 * ``gauss_hermite(n)``: nodes and weights for expectations under N(0, 1);
-* ``gaussian_entropy(C)``: eq. (18), ``H[Q] = ½ ln|C| + (k/2)(1 + ln 2π)``;
+* ``gaussian_entropy(C)``: B&B (18), ``H[Q] = ½ ln|C| + (k/2)(1 + ln 2π)``;
 * ``kl_gaussians``: closed-form KL between two Gaussians (used to check
   fits against exactly Gaussian targets);
 * the three covariance families of §2.1 as parameter maps with their
   chain rules: ``"full"`` (Cholesky factor, log-diagonal),
-  ``"factor"`` (eq. 26, ``C = diag(d²) + Σ_{i≤s} s_i s_iᵀ``) and
+  ``"factor"`` (B&B (26), ``C = diag(d²) + Σ_{i≤s} s_i s_iᵀ``) and
   ``"diagonal"`` (eq. 26 with ``s = 0``, Hinton & van Camp 1993).
 
 Symbols: ``k`` = dimension of w, ``w_bar``/``mean`` = mean of Q,
@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
+from scipy.linalg import lapack
 
 from .. import _validation as check
 
@@ -55,47 +56,75 @@ class GaussianFactor:
     Parameters
     ----------
     matrix : (k, k) array_like
-        Symmetric positive definite.
+        Symmetric positive definite (symmetric to a relative 1e-10; the
+        factorisation reads its lower triangle, as ``numpy.linalg.cholesky`` does).
     name : str
         The argument's name, used in the error message.
+
+    Attributes
+    ----------
+    matrix : (k, k) ndarray
+        ``M`` as given (as a float array, not copied).
+    L : (k, k) ndarray
+        The lower-triangular Cholesky factor, ``M = L Lᵀ``.
+    dim : int
+        ``k``.
 
     Raises
     ------
     ValueError
-        If ``matrix`` is not square, not finite, or not positive definite
+        If ``matrix`` is not a non-empty square real matrix, not finite, not
+        symmetric or not positive definite; the message names ``name``
         (never numpy's ``LinAlgError``).
+
+    Examples
+    --------
+    >>> f = GaussianFactor([[2.0, 0.5], [0.5, 1.0]], "cov")
+    >>> round(f.log_det, 6), f.solve([1.0, 0.0]).round(6).tolist()
+    (0.559616, [0.571429, -0.285714])
     """
 
-    __slots__ = ("matrix", "L", "dim")
+    __slots__ = ("matrix", "L", "dim", "_log_det")
 
     def __init__(self, matrix, name: str = "matrix"):
-        M = np.atleast_2d(np.asarray(matrix, dtype=float))
-        if M.ndim != 2 or M.shape[0] != M.shape[1]:
-            raise ValueError(f"{name} must be a square matrix, got shape {M.shape}")
-        if not np.all(np.isfinite(M)):
-            raise ValueError(f"{name} must be finite")
+        try:
+            M = np.atleast_2d(np.asarray(matrix, dtype=float))
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a real square matrix, got {type(matrix).__name__}") from None
+        if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
+            raise ValueError(f"{name} must be a non-empty square matrix, got shape {M.shape}")
+        scale = float(np.abs(M).max())  # NaN or inf propagate into both reductions
+        if not (np.isfinite(scale) and float(np.abs(M - M.T).max()) <= 1e-10 * scale):
+            if not np.all(np.isfinite(M)):
+                raise ValueError(f"{name} must be finite (no NaN or inf)")
+            raise ValueError(f"{name} must be symmetric")
         try:
             L = np.linalg.cholesky(M)
         except np.linalg.LinAlgError:
-            raise ValueError(f"{name} must be symmetric positive definite") from None
+            raise ValueError(f"{name} must be positive definite") from None
         self.matrix, self.L, self.dim = M, L, M.shape[0]
+        self._log_det = None
 
     @property
     def log_det(self) -> float:
         """``ln|M| = 2 Σ ln L_ii``."""
-        return float(2.0 * np.sum(np.log(np.diag(self.L))))
+        if self._log_det is None:
+            self._log_det = float(2.0 * np.log(self.L.diagonal()).sum())
+        return self._log_det
+
+    def _rhs(self, b) -> np.ndarray:
+        b = np.asarray(b, dtype=float)
+        if b.ndim not in (1, 2) or b.shape[0] != self.dim:
+            raise ValueError(f"b must have shape ({self.dim},) or ({self.dim}, m), got {b.shape}")
+        return b
 
     def solve(self, b) -> np.ndarray:
-        """``M⁻¹ b`` by two triangular solves."""
-        from scipy.linalg import cho_solve
-
-        return cho_solve((self.L, True), np.asarray(b, dtype=float))
+        """``M⁻¹ b`` by two triangular solves (``b`` of shape (k,) or (k, m))."""
+        return lapack.dpotrs(self.L, self._rhs(b), lower=1)[0]
 
     def whiten(self, b) -> np.ndarray:
         """``L⁻¹ b``, so that ``‖L⁻¹ b‖² = bᵀ M⁻¹ b``."""
-        from scipy.linalg import solve_triangular
-
-        return solve_triangular(self.L, np.asarray(b, dtype=float), lower=True)
+        return lapack.dtrtrs(self.L, self._rhs(b), lower=1)[0]
 
     def quad(self, b) -> np.ndarray | float:
         """``bᵀ M⁻¹ b`` (per column of ``b`` if 2-D)."""
@@ -103,8 +132,9 @@ class GaussianFactor:
         return float(z @ z) if z.ndim == 1 else np.sum(z * z, axis=0)
 
     def inverse(self) -> np.ndarray:
-        """``M⁻¹`` (only where the whole inverse is needed, e.g. Laplace's covariance A⁻¹)."""
-        return self.solve(np.eye(self.dim))
+        """``M⁻¹ = L⁻ᵀ L⁻¹``, exactly symmetric (only where the whole inverse is needed)."""
+        W = lapack.dtrtri(self.L, lower=1)[0]  # L⁻¹ (L is nonsingular: its diagonal is positive)
+        return W.T @ W
 
     def trace_solve(self, B) -> float:
         """``Tr(M⁻¹ B)``."""
@@ -116,7 +146,7 @@ class GaussianFactor:
 
 
 def gaussian_entropy(cov) -> float:
-    """Entropy of N(·, C): ``½ ln|C| + (k/2)(1 + ln 2π)`` (Barber & Bishop eq. 18)."""
+    """Entropy of N(·, C): ``½ ln|C| + (k/2)(1 + ln 2π)`` (B&B (18))."""
     return GaussianFactor(cov, "cov").entropy()
 
 
@@ -128,14 +158,10 @@ def kl_gaussians(m0, C0, m1, C1) -> float:
     """
     m0, C0 = np.asarray(m0, float), np.atleast_2d(np.asarray(C0, float))
     m1, C1 = np.asarray(m1, float), np.atleast_2d(np.asarray(C1, float))
-    L1 = np.linalg.cholesky(C1)
-    L0 = np.linalg.cholesky(C0)
-    k = C0.shape[0]
-    A = np.linalg.solve(L1, L0)
-    d = np.linalg.solve(L1, m1 - m0)
-    logdet1 = 2.0 * np.sum(np.log(np.diag(L1)))
-    logdet0 = 2.0 * np.sum(np.log(np.diag(L0)))
-    return float(0.5 * (np.sum(A * A) + d @ d - k + logdet1 - logdet0))
+    F1, F0 = GaussianFactor(C1, "C1"), GaussianFactor(C0, "C0")
+    A = F1.whiten(F0.L)  # L1⁻¹ L0: Tr(C1⁻¹C0) = ‖A‖²
+    d = F1.whiten(m1 - m0)
+    return float(0.5 * (np.sum(A * A) + d @ d - F0.dim + F1.log_det - F0.log_det))
 
 
 def ellipse_geometry(cov, n_sigma: float = 1.0) -> tuple[float, float, float]:
@@ -158,13 +184,13 @@ FAMILIES = ("diagonal", "full", "factor")
 
 @dataclass(frozen=True)
 class CovarianceFamily:
-    """A parametrisation of Q = N(mean, C) by one unconstrained vector ``theta``.
+    """A parametrisation of Q = N(mean, C) by one unconstrained vector ``theta`` (B&B (26)).
 
     ``theta = [mean (k), covariance parameters]``.
 
     * ``full``: lower-triangular Cholesky factor L (C = L Lᵀ) with its
       diagonal stored as logarithms; k(k+1)/2 parameters.
-    * ``factor``: eq. (26), ``C = diag(d²) + S Sᵀ`` with S of shape (k, s);
+    * ``factor``: B&B (26), ``C = diag(d²) + S Sᵀ`` with S of shape (k, s);
       ``ln d`` (k) then S row-major (k·s); k(s+1) parameters, of which
       k(s+1) − s(s−1)/2 are identifiable (rotations of the s columns
       leave C unchanged, which the optimiser tolerates).
@@ -218,7 +244,7 @@ class CovarianceFamily:
         mean = np.asarray(mean, dtype=float)
         cov = np.asarray(cov, dtype=float)
         if self.name == "full":
-            L = np.linalg.cholesky(cov)
+            L = GaussianFactor(cov, "cov").L
             tri = L[_tril(k)].copy()
             diag_pos = _diag_positions(k)
             tri[diag_pos] = np.log(np.diag(L))
@@ -252,6 +278,20 @@ class CovarianceFamily:
         g_logd = 2.0 * d * d * np.diag(G)
         g_S = 2.0 * G @ S
         return np.concatenate([g_mean, g_logd, g_S.ravel()])
+
+    def lower(self, theta) -> np.ndarray:
+        """The lower-triangular ``L`` with ``C = L Lᵀ`` for the parameters ``theta``.
+
+        Read off ``theta`` for ``"full"`` (the stored factor) and ``"diagonal"``
+        (``diag(d)``); for ``"factor"`` the Cholesky factor of ``diag(d²) + S Sᵀ``.
+        """
+        k = self.dim
+        theta = np.asarray(theta, dtype=float)
+        if self.name == "full":
+            return self._lower(theta[k:])
+        if self.name == "diagonal":
+            return np.diag(np.exp(theta[k:2 * k]))
+        return GaussianFactor(self.unpack(theta)[1], "cov").L
 
     # -- helpers ---------------------------------------------------------
     def _lower(self, tri) -> np.ndarray:

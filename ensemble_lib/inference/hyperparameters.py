@@ -67,7 +67,7 @@ class HyperparameterConvergenceWarning(UserWarning):
 
 @dataclass(frozen=True)
 class GammaHyperprior:
-    """Gamma hyperpriors (27)–(28): ``p(α) ∝ α^{a−1} e^{−α/b}``, ``p(β) ∝ β^{c−1} e^{−β/d}``.
+    """Gamma hyperpriors B&B (27)–(28): ``p(α) ∝ α^{a−1} e^{−α/b}``, ``p(β) ∝ β^{c−1} e^{−β/d}``.
 
     Parameters
     ----------
@@ -133,7 +133,7 @@ class GammaPosterior:
 
 
 def gamma_updates(post, mean, cov, prior: GammaHyperprior, expected_data_error=None):
-    """The optimal R(α), S(β) for a fixed Q = N(mean, cov): eqs (35)–(38).
+    """The optimal R(α), S(β) for a fixed Q = N(mean, cov): B&B (35)–(38).
 
     Parameters
     ----------
@@ -166,7 +166,7 @@ def gamma_updates(post, mean, cov, prior: GammaHyperprior, expected_data_error=N
 
 def full_bound(post, mean, cov, R: GammaPosterior, S: GammaPosterior, prior: GammaHyperprior,
                expected_data_error=None) -> float:
-    """The lower bound F[Q, R, S] of eq. (33) for Gaussian Q and Gamma R, S.
+    """The lower bound F[Q, R, S] of B&B (33) for Gaussian Q and Gamma R, S.
 
     Includes every term: Q's entropy (18), the expected log likelihood (30)
     and log prior (31, with α/2), the expected log hyperpriors (27)–(28) and
@@ -201,11 +201,11 @@ class HyperparameterRun:
         ᾱ_i, β̄_i used for the i-th Q fit; ``alpha[0]``, ``beta[0]`` are the
         hyperprior means ab, cd.
     bound : ndarray (n_iter,)
-        F[Q_i, R_i, S_i] (eq. 33, every term), R_0, S_0 being the hyperpriors.
+        F[Q_i, R_i, S_i] (B&B (33), every term), R_0, S_0 being the hyperpriors.
     bound_after_update : ndarray (n_iter,)
         F[Q_i, R_{i+1}, S_{i+1}] after the Gamma updates (37)–(38).
     bound_q : ndarray (n_iter,)
-        The fixed-hyperparameter bound F[Q_i] at (ᾱ_i, β̄_i) (eq. 17).
+        The fixed-hyperparameter bound F[Q_i] at (ᾱ_i, β̄_i) (B&B (17)).
     kl : ndarray (n_iter,)
         Exact KL(Q_i ‖ P(w | D, ᾱ_i, β̄_i)) (nan if the model has no exact ln Z).
     log_evidence : ndarray (n_iter,)
@@ -245,12 +245,12 @@ class HyperparameterRun:
 
     @property
     def alpha_final(self) -> float:
-        """ᾱ = r s of the final R (eq. 37)."""
+        """ᾱ = r s of the final R (B&B (37))."""
         return self.R.mean
 
     @property
     def beta_final(self) -> float:
-        """β̄ = u v of the final S (eq. 38)."""
+        """β̄ = u v of the final S (B&B (38))."""
         return self.S.mean
 
     @property
@@ -296,7 +296,7 @@ def fit_hyperparameters(
     max_iter: int = 50,
     init=None,
 ) -> HyperparameterRun:
-    """Alternate KL fits of Q with the Gamma updates (37)–(38) until ᾱ, β̄ settle.
+    """Alternate KL fits of Q with the Gamma updates B&B (37)–(38) until ᾱ, β̄ settle.
 
     Parameters
     ----------
@@ -322,7 +322,7 @@ def fit_hyperparameters(
     Notes
     -----
     Each Q fit is warm-started at the previous Q and each R, S update is the
-    exact maximiser of F over all R, S for that Q (eqs 35–36), so F[Q, R, S]
+    exact maximiser of F over all R, S for that Q (B&B (35)–(36)), so F[Q, R, S]
     never decreases (up to the KL optimiser's tolerance). ᾱ and β̄ always stay
     finite and positive: ``0 < ᾱ < (k/2 + a) b`` and ``0 < β̄ < (N/2 + c) d``.
     When a ceiling is approached (the hyperprior term 1/b or 1/d dominates),

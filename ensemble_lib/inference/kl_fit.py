@@ -1,6 +1,6 @@
 """Ensemble learning: the Gaussian Q that minimises KL(Q‖P) (Barber & Bishop 1998, §2–2.1).
 
-Minimising KL(Q‖P) = ⟨βE_D + (α/2)‖w‖²⟩_Q − H[Q] + ln Z (eqs 16–20) over the
+Minimising KL(Q‖P) = ⟨βE_D + (α/2)‖w‖²⟩_Q − H[Q] + ln Z (B&B (16)–(20)) over the
 mean and covariance of ``Q = N(w̄, C)`` is the same as maximising the bound
 F[Q], since ln Z does not depend on Q. The objective and its exact
 gradient come from the model's ``expected_energy`` (∂/∂w̄ and the symmetric
@@ -9,7 +9,7 @@ mapped to the family's unconstrained parameters by the chain rule
 (:class:`~ensemble_lib.gaussian.CovarianceFamily`). ``scipy.optimize``
 (BFGS for small problems, L-BFGS-B for large ones) does the search.
 
-Families: ``"full"`` (any C), ``"factor"`` (eq. 26 with rank s),
+Families: ``"full"`` (any C), ``"factor"`` (B&B (26) with rank s),
 ``"diagonal"`` (s = 0).
 """
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from .gaussian import LOG_2PI, CovarianceFamily
+from .gaussian import CovarianceFamily, GaussianFactor
 
 
 #: up to this many parameters, BFGS + gradient polish; above, L-BFGS-B
@@ -37,7 +37,7 @@ class KLFit:
     """Result of :func:`kl_fit`: Q = N(mean, cov) with its KL and bound.
 
     ``kl`` is nan for models whose exact ln Z is not computable; ``bound``
-    (F[Q], eq. 17) is always given. ``grad_norm`` is the norm of the
+    (F[Q], B&B (17)) is always given. ``grad_norm`` is the norm of the
     objective's gradient in the family's parameters at the end.
     """
 
@@ -61,13 +61,13 @@ def kl_objective(post, fam: CovarianceFamily, theta) -> tuple[float, np.ndarray]
     """
     with np.errstate(all="ignore"):
         mean, cov = fam.unpack(theta)
-        sign, logdet = np.linalg.slogdet(cov)
-        if sign <= 0 or not np.all(np.isfinite(cov)):
+        try:
+            factor = GaussianFactor(cov, "cov")  # one Cholesky: H[Q] (B&B (18)) and C⁻¹
+        except ValueError:
             return np.inf, np.zeros_like(theta)
         e = post.expected_energy(mean, cov)
-        entropy = 0.5 * logdet + 0.5 * fam.dim * (1.0 + LOG_2PI)
-        g = fam.chain(theta, e.d_mean, e.d_cov - 0.5 * np.linalg.inv(cov))
-        value = e.value - entropy
+        g = fam.chain(theta, e.d_mean, e.d_cov - 0.5 * factor.inverse())
+        value = e.value - factor.entropy()
     if not (np.isfinite(value) and np.all(np.isfinite(g))):
         return np.inf, np.zeros_like(theta)
     return float(value), g
@@ -121,9 +121,8 @@ def _starts(post, fam: CovarianceFamily, init):
     if init is not None:
         return [tuple(np.asarray(a, float) for a in pair) for pair in init], None
     lap = laplace_fit(post, compute_kl=False)
-    d = 1.0 / np.clip(np.diag(lap.hessian), 1e-12, None)
     second_moment = lap.cov + np.outer(lap.mean, lap.mean)
-    return [(lap.mean, np.diag(d))], second_moment
+    return [lap.diagonal_start()], second_moment
 
 
 def centred_fit_start(post, fam: CovarianceFamily, start_cov=None, gtol: float = 1e-5):
@@ -158,7 +157,7 @@ def kl_fit(
     symmetric: bool | None = None,
     callback=None,
 ) -> KLFit:
-    """Fit Q = N(w̄, C) by minimising KL(Q‖P) within a covariance family.
+    """Fit Q = N(w̄, C) by minimising KL(Q‖P) (B&B (16)–(20)) within a covariance family.
 
     Parameters
     ----------

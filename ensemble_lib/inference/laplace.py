@@ -1,19 +1,53 @@
 """Laplace's method: a Gaussian at a mode with covariance H⁻¹ (Barber & Bishop 1998, eqs 9–12).
 
 ``φ(w) = βE_D + (α/2)‖w‖²`` is minimised to find a mode ``w*``; the Hessian
-``H = ∇∇φ(w*)`` (eq. 11) gives ``Q_Laplace = N(w*, H⁻¹)`` (eq. 12). The log
+``H = ∇∇φ(w*)`` (B&B (11)) gives ``Q_Laplace = N(w*, H⁻¹)`` (B&B (12)). The log
 evidence in the Laplace approximation (MacKay 1995, "Probable networks", eq. 20)
 is ``ln P(D) ≈ −φ(w*) + (k/2) ln 2π − ½ ln|H| − ln Z_D − ln Z_P``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import optimize
 
-from .gaussian import LOG_2PI
+from .gaussian import LOG_2PI, GaussianFactor
+
+
+def laplace_diagonal_start(mean, hessian) -> tuple[np.ndarray, np.ndarray]:
+    """A narrow Gaussian at a mode, ``(mean, diag(1/H_ii))``: the usual start of a KL fit.
+
+    Each variance is that of the Laplace Gaussian of one coordinate with the
+    others held fixed, ``1/H_ii ≤ (H⁻¹)_ii``, so the start is never wider
+    than Laplace's. Diagonal entries below 1e-12 are raised to 1e-12.
+
+    Parameters
+    ----------
+    mean : array_like, shape (k,)
+        The mode w* (Laplace) or w_MP (evidence).
+    hessian : array_like, shape (k, k)
+        H = −∇∇ ln P at the mode (B&B (11)), or MacKay's A; its diagonal must be positive.
+
+    Returns
+    -------
+    (mean, cov) : ndarrays of shapes (k,) and (k, k)
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree or the Hessian's diagonal is not positive and finite.
+    """
+    mean = np.asarray(mean, dtype=float)
+    H = np.asarray(hessian, dtype=float)
+    k = mean.size
+    if mean.shape != (k,) or H.shape != (k, k):
+        raise ValueError(f"mean must have shape (k,) and hessian (k, k), got {mean.shape} and {H.shape}")
+    h = np.diag(H)
+    if not np.all(np.isfinite(h) & (h > 0)):
+        raise ValueError("hessian must have a positive, finite diagonal (a mode's Hessian is positive definite)")
+    return mean, np.diag(1.0 / np.clip(h, 1e-12, None))
 
 
 @dataclass(frozen=True)
@@ -22,11 +56,11 @@ class LaplaceFit:
 
     Attributes
     ----------
-    mean : the mode w* (eq. 10)
-    cov : H⁻¹ (eq. 12)
-    hessian : H = −∇∇ ln P at w* (eq. 11)
+    mean : the mode w* (B&B (10))
+    cov : H⁻¹ (B&B (12))
+    hessian : H = −∇∇ ln P at w* (B&B (11))
     kl : KL(Q‖P) against the exact posterior (nan where ln Z is not computable)
-    bound : F[Q] for this Q (eq. 17)
+    bound : F[Q] for this Q (B&B (17))
     log_evidence_laplace : the Laplace approximation to ln P(D | α, β)
     n_iter : optimiser iterations
     """
@@ -38,6 +72,17 @@ class LaplaceFit:
     bound: float
     log_evidence_laplace: float
     n_iter: int
+    #: the Cholesky factorisation of ``hessian`` (ln|H|, solves); made once by :func:`laplace_fit`
+    hessian_factor: GaussianFactor | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        f = self.hessian_factor
+        if f is None or f.matrix is not self.hessian:  # absent, or stale after dataclasses.replace
+            object.__setattr__(self, "hessian_factor", GaussianFactor(self.hessian, "hessian"))
+
+    def diagonal_start(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(mean, diag(1/H_ii))``: :func:`laplace_diagonal_start` at this mode."""
+        return laplace_diagonal_start(self.mean, self.hessian)
 
 
 def find_mode(post, start) -> tuple[np.ndarray, int]:
@@ -54,7 +99,7 @@ def find_mode(post, start) -> tuple[np.ndarray, int]:
 
 
 def laplace_fit(post, start=None, quadrant=None, compute_kl: bool = True) -> LaplaceFit:
-    """Gaussian approximation at a mode of the posterior (eqs 9–12).
+    """Gaussian approximation at a mode of the posterior (B&B (9)–(12)).
 
     Parameters
     ----------
@@ -81,17 +126,17 @@ def laplace_fit(post, start=None, quadrant=None, compute_kl: bool = True) -> Lap
     H = -post.hessian(w_star)
     H = 0.5 * (H + H.T)
     try:
-        L = np.linalg.cholesky(H)
-    except np.linalg.LinAlgError:
+        factor = GaussianFactor(H, "hessian")
+    except ValueError:
+        if not np.all(np.isfinite(H)):
+            raise
         raise ValueError(
             "the mode search ended where the Hessian is not positive definite "
             "(a saddle point); try another start"
         ) from None
-    Linv = np.linalg.solve(L, np.eye(post.dim))
-    cov = Linv.T @ Linv
-    half_logdet_H = float(np.sum(np.log(np.diag(L))))
+    cov = factor.inverse()
     log_ev = float(
-        post.log_unnorm(w_star) + 0.5 * post.dim * LOG_2PI - half_logdet_H - post.log_normalisers
+        post.log_unnorm(w_star) + 0.5 * post.dim * LOG_2PI - 0.5 * factor.log_det - post.log_normalisers
     )
     bound = post.bound(w_star, cov)
     kl = float("nan")
@@ -100,4 +145,4 @@ def laplace_fit(post, start=None, quadrant=None, compute_kl: bool = True) -> Lap
             kl = float(post.log_evidence - bound)
         except NotImplementedError:  # no exact ln Z for this model
             pass
-    return LaplaceFit(w_star, cov, H, kl, bound, log_ev, n_iter)
+    return LaplaceFit(w_star, cov, H, kl, bound, log_ev, n_iter, factor)

@@ -5,7 +5,7 @@ MacKay (1995), "Probable networks", §3 (eqs 18–25), §4.1 (symmetry factor
 H! 2^H) and §5.2 (predictive error bars gᵀA⁻¹g + 1/β).
 
 * :class:`CollapsedBound` and :func:`fit_ensemble`: the Gaussian Q = N(w̄, C)
-  of a family (diagonal, factor s, full; eq. 26) with the Gamma hyperpriors
+  of a family (diagonal, factor s, full; B&B (26)) with the Gamma hyperpriors
   (27)–(28), maximising the bound F[Q, R, S] of eq. (33); :func:`fit_family`
   also warm-starts a richer family exactly from a poorer one's solution, so
   the bound cannot fall as s grows;
@@ -24,7 +24,7 @@ H! 2^H) and §5.2 (predictive error bars gᵀA⁻¹g + 1/β).
 
 Hyperparameters by the collapsed bound
 --------------------------------------
-For fixed Q the optimal R(α), S(β) are Gamma (eqs 35–38) and, substituting
+For fixed Q the optimal R(α), S(β) are Gamma (B&B (35)–(38)) and, substituting
 them, the bound becomes a function of Q alone,
 
 .. math::
@@ -60,7 +60,7 @@ from scipy.special import gammaln
 
 from .. import _validation as check
 from .evidence import EvidenceRun, evidence_reestimation
-from .gaussian import LOG_2PI, CovarianceFamily, gaussian_entropy
+from .gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
 from .kl_fit import KLFit, KLFitWarning, kl_fit, kl_objective
 from ..models.network import network_jacobian
@@ -68,12 +68,12 @@ from ..models.posterior import Expectation
 
 
 # ---------------------------------------------------------------------------
-# The bound with the hyperparameters maximised out (eqs 33–38)
+# The bound with the hyperparameters maximised out (B&B (33)–(38))
 # ---------------------------------------------------------------------------
 
 
 class CollapsedBound:
-    """F*(Q) = max over R(α), S(β) of F[Q, R, S] (eqs 33–38), in the interface of ``kl_fit``.
+    """F*(Q) = max over R(α), S(β) of F[Q, R, S] (B&B (33)–(38)), in the interface of ``kl_fit``.
 
     ``kl_fit`` minimises ``expected_energy − H[Q]``; here the "energy" is
     ``r ln(W/2 + 1/b) + u ln(⟨E_D⟩ + 1/d)`` and ``log_normalisers = −c_0``,
@@ -96,7 +96,7 @@ class CollapsedBound:
         self.u = 0.5 * self.n_data + prior.c
 
     def hyperparameters(self, mean, cov, expected_data_error=None) -> tuple[float, float]:
-        """(ᾱ, β̄) of the optimal R, S for Q = N(mean, cov): eqs (37), (38)."""
+        """(ᾱ, β̄) of the optimal R, S for Q = N(mean, cov): B&B (37), (38)."""
         if expected_data_error is None:
             expected_data_error = self.post.expected_data_error(mean, cov).value
         W = float(mean @ mean + np.trace(cov))
@@ -135,7 +135,7 @@ class EnsembleFit:
     """An ensemble-learning fit with adapted hyperparameters.
 
     ``alpha``, ``beta`` are the means ᾱ = rs, β̄ = uv of the optimal R, S
-    (eqs 37–38) for the final Q; ``bound`` is F[Q, R, S] (eq. 33) with those
+    (B&B (37)–(38)) for the final Q; ``bound`` is F[Q, R, S] (B&B (33)) with those
     R, S, i.e. the collapsed bound F*(Q). ``theta`` are the family's
     parameters (:class:`~ensemble_lib.gaussian.CovarianceFamily`), used to
     warm-start a richer family exactly.
@@ -153,12 +153,13 @@ class EnsembleFit:
     theta: np.ndarray = field(repr=False, default=None)
 
 
-def _embed(warm, fam: CovarianceFamily) -> np.ndarray:
+def _embed(warm, fam: CovarianceFamily, rng: np.random.Generator) -> np.ndarray:
     """Parameters of ``fam`` giving (almost exactly) the Gaussian of a poorer family's fit.
 
     Diagonal or factor s' → factor s ≥ s': keep w̄, d and the s' factors and
-    add s − s' factors of length 10⁻³·‖d‖ (a zero factor would be a
-    stationary point: ∂F/∂S = 2GS). → full: the exact Cholesky factor.
+    add s − s' factors of length 10⁻³·‖d‖ in directions drawn from ``rng`` (a
+    zero factor would be a stationary point: ∂F/∂S = 2GS). → full: the exact
+    Cholesky factor.
     """
     k = fam.dim
     if fam.name == "full":
@@ -171,20 +172,23 @@ def _embed(warm, fam: CovarianceFamily) -> np.ndarray:
     theta = np.asarray(warm.theta, dtype=float)
     log_d = theta[k:2 * k]
     S_old = theta[2 * k:].reshape(k, old_rank)
-    extra = np.random.default_rng(0).standard_normal((k, fam.rank - old_rank))
+    extra = rng.standard_normal((k, fam.rank - old_rank))
     extra *= 1e-3 * np.exp(log_d)[:, None]
     return np.concatenate([warm.mean, log_d, np.hstack([S_old, extra]).ravel()])
 
 
 def fit_family(target, family: str = "diagonal", rank: int | None = None, init=None,
-               warm=None, gtol: float = 1e-6, maxiter: int = 3000, callback=None) -> KLFit:
+               warm=None, gtol: float = 1e-6, maxiter: int = 3000, callback=None,
+               rng: np.random.Generator | None = None) -> KLFit:
     """Minimise ``⟨energy⟩ − H[Q]`` of ``target`` over a family from Gaussians and/or a warm start.
 
     ``target`` is anything :func:`~ensemble_lib.inference.kl_fit` accepts (a posterior
     at fixed α, β, or a :class:`CollapsedBound`); ``init`` are (mean, cov)
     pairs run through :func:`~ensemble_lib.inference.kl_fit`, ``warm`` a poorer
     family's fit (with ``theta``) embedded exactly by :func:`_embed` and
-    polished by L-BFGS-B. The best bound wins.
+    polished by L-BFGS-B. The best bound wins. ``rng`` draws the directions of
+    the small factors a warm start adds (:func:`_embed`); by default a fresh
+    ``numpy.random.default_rng(0)`` per call, so a call is reproducible.
     """
     if init is None and warm is None:
         raise ValueError("init (a list of (mean, cov) starting Gaussians) or warm (an EnsembleFit) "
@@ -197,7 +201,8 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
         fits.append(kl_fit(target, family, rank, init=init, gtol=gtol, maxiter=maxiter,
                            symmetric=False, callback=callback))
     if warm is not None:
-        theta0 = _embed(warm, fam)
+        rng = np.random.default_rng(0) if rng is None else check.generator("rng", rng)
+        theta0 = _embed(warm, fam, rng)
         res = optimize.minimize(lambda th: kl_objective(target, fam, th), theta0, jac=True,
                                 method="L-BFGS-B", callback=callback,
                                 options={"gtol": gtol, "ftol": 1e-14, "maxiter": maxiter,
@@ -223,8 +228,9 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
 
 def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diagonal",
                  rank: int | None = None, init=None, warm: EnsembleFit | None = None,
-                 gtol: float = 1e-6, maxiter: int = 3000, callback=None) -> EnsembleFit:
-    """Maximise F[Q, R, S] over Gaussian Q of a family and Gamma R(α), S(β) (eqs 26, 33–38).
+                 gtol: float = 1e-6, maxiter: int = 3000, callback=None,
+                 rng: np.random.Generator | None = None) -> EnsembleFit:
+    """Maximise F[Q, R, S] over Gaussian Q of a family and Gamma R(α), S(β) (B&B (26), (33)–(38)).
 
     Parameters
     ----------
@@ -247,6 +253,9 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
         Optimiser iterations per start (1 to 100 000).
     callback : callable, optional
         Called after each optimiser iteration (progress bars).
+    rng : numpy.random.Generator, optional
+        Draws the directions of the small factors added to a ``warm`` start
+        (:func:`_embed`); default a fresh ``numpy.random.default_rng(0)`` per call.
 
     Warns
     -----
@@ -257,11 +266,11 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
     -----
     Maximises the collapsed bound F*(Q) of :class:`CollapsedBound` (module
     docstring); at its optimum ᾱ, β̄ satisfy (37)–(38) for Q, and Q is the
-    KL-optimal Gaussian (eq. 34) at those ᾱ, β̄.
+    KL-optimal Gaussian (B&B (34)) at those ᾱ, β̄.
     """
     prior = GammaHyperprior() if prior is None else prior
     cb = CollapsedBound(post, prior)
-    fit = fit_family(cb, family, rank, init=init, warm=warm, gtol=gtol, maxiter=maxiter,
+    fit = fit_family(cb, family, rank, init=init, warm=warm, gtol=gtol, maxiter=maxiter, rng=rng,
                      callback=callback)
     alpha, beta = cb.hyperparameters(fit.mean, fit.cov)
     return EnsembleFit(mean=fit.mean, cov=fit.cov, alpha=float(alpha), beta=float(beta),
@@ -275,7 +284,7 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
 
 
 def symmetry_factor(n_hidden: int) -> int:
-    """H! 2^H equivalent modes of a one-hidden-layer network (MacKay 1995, §4.1)."""
+    """H! 2^H equivalent modes of a one-hidden-layer network (MacKay §4.1)."""
     n_hidden = check.integer("n_hidden", n_hidden, low=1, high=20)
     return math.factorial(n_hidden) * 2**n_hidden
 
@@ -345,7 +354,7 @@ def fit_evidence(post, rng: np.random.Generator, n_restarts: int = 3,
 
 
 def laplace_error_bars(post, w_mp, hessian, beta, X) -> tuple[np.ndarray, np.ndarray]:
-    """Laplace predictive mean and variance at new inputs: f(x, w_MP) and gᵀA⁻¹g + 1/β.
+    """Laplace predictive mean and variance at new inputs: f(x, w_MP) and gᵀA⁻¹g + 1/β (MacKay §5.2).
 
     MacKay (1995), "Probable networks", §5.2: with the output linearised
     about the mode, ``f(x, w) ≈ f(x, w_MP) + gᵀ(w − w_MP)``, ``g = ∂f/∂w``,
@@ -372,7 +381,5 @@ def laplace_error_bars(post, w_mp, hessian, beta, X) -> tuple[np.ndarray, np.nda
     w_mp, A = check.mean_cov(w_mp, hessian, post.dim)
     beta = check.positive("beta", beta)
     G = network_jacobian(w_mp, X, post.n_hidden)  # (M, k)
-    L = np.linalg.cholesky(A)
-    Z = np.linalg.solve(L, G.T)  # L⁻¹ gᵀ, so ‖Z_m‖² = g_mᵀ A⁻¹ g_m
     mean = G[:, -post.n_hidden:] @ w_mp[-post.n_hidden:]  # Σ v_i σ(u_iᵀx) = f(x, w_MP)
-    return mean, np.sum(Z * Z, axis=0) + 1.0 / beta
+    return mean, GaussianFactor(A, "hessian").quad(G.T) + 1.0 / beta  # g_mᵀ A⁻¹ g_m per input

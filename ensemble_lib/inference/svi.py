@@ -4,13 +4,13 @@ Barber & Bishop (1998, §2–2.1) minimise
 
 .. math:: \\mathrm{KL}(Q\\|P) - \\ln Z = \\langle \\beta E_D + \\tfrac{\\alpha}{2}\\|\\mathbf w\\|^2\\rangle_Q - H[Q]
 
-(eqs 16–20) with *exact* expectations and gradients (:mod:`~ensemble_lib.inference.kl_fit`).
+(B&B (16)–(20)) with *exact* expectations and gradients (:mod:`~ensemble_lib.inference.kl_fit`).
 Stochastic VI (the method behind ADVI, Pyro and NumPyro) replaces the
 expectation by a Monte Carlo average over S draws written as a function of the
 parameters, ``w_s = w̄ + L ε_s`` with ``ε_s ~ N(0, I)`` and ``C = L Lᵀ``
 (the "reparameterisation trick"). With ``φ(w) = βE_D + (α/2)‖w‖²`` (minus
 :meth:`~ensemble_lib.RegressionPosterior.log_unnorm`) and the entropy
-``H[Q] = Σ_i ln L_ii + (k/2)(1 + ln 2π)`` (eq. 18), the estimator is
+``H[Q] = Σ_i ln L_ii + (k/2)(1 + ln 2π)`` (B&B (18)), the estimator is
 
 .. math::
     \\hat g_{\\bar w} = \\frac1S \\sum_s \\nabla\\phi(\\mathbf w_s),\\qquad
@@ -46,13 +46,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
 from .. import _validation as check
 from ..models.erf_network import sigma, sigma_prime
-from .gaussian import CovarianceFamily
+from .gaussian import CovarianceFamily, _diag_positions, _tril
 from ..models.toy import ToyPosterior
 
 #: Covariance families the SVI loop supports.
@@ -75,7 +74,7 @@ class SVIHistory:
     kl : array (R,)
         Exact KL(Q‖P) at those iterations (nan if the model has no exact ln Z).
     bound : array (R,)
-        F[Q] (eq. 17) at those iterations.
+        F[Q] (B&B (17)) at those iterations.
     time_s : array (R,)
         Cumulative wall time of the SVI steps up to each record, in seconds
         (the time spent on recording the exact KL is excluded).
@@ -119,7 +118,7 @@ def toy_grad_batch(post: ToyPosterior, w) -> np.ndarray:
     """∇ ln p̃(w) = −β∇E_D − αw of the toy for a batch of weights ``w`` of shape (S, 2).
 
     With residuals ``r_n = vσ(u x_n) − t_n``: ``∂E_D/∂u = Σ r_n v σ'(u x_n) x_n``
-    and ``∂E_D/∂v = Σ r_n σ(u x_n)`` (eq. 4 differentiated).
+    and ``∂E_D/∂v = Σ r_n σ(u x_n)`` (B&B (4) differentiated).
     """
     w = np.asarray(w, dtype=float)
     u, v = w[:, 0], w[:, 1]
@@ -138,28 +137,9 @@ def grad_log_unnorm_batch(post, w) -> np.ndarray:
     return np.stack([post.grad(wi) for wi in np.asarray(w, dtype=float)])
 
 
-@lru_cache(maxsize=64)
-def _lower_triangle(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Row and column indices of the lower triangle (the order of ``CovarianceFamily``) and its diagonal."""
-    rows, cols = np.tril_indices(k)
-    on_diag = rows == cols
-    for a in (rows, cols, on_diag):
-        a.setflags(write=False)
-    return rows, cols, on_diag
-
-
 def scale_matrix(fam: CovarianceFamily, theta) -> np.ndarray:
-    """The factor L with C = L Lᵀ for the parameters ``theta`` of ``fam`` ("full" or "diagonal")."""
-    k = fam.dim
-    theta = np.asarray(theta, dtype=float)
-    if fam.name == "diagonal":
-        return np.diag(np.exp(theta[k : 2 * k]))
-    rows, cols, on_diag = _lower_triangle(k)
-    vals = theta[k:].copy()
-    vals[on_diag] = np.exp(vals[on_diag])
-    L = np.zeros((k, k))
-    L[rows, cols] = vals
-    return L
+    """The factor L with C = L Lᵀ for the parameters ``theta`` of ``fam``: :meth:`CovarianceFamily.lower`."""
+    return fam.lower(theta)
 
 
 def reparam_gradient(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
@@ -181,7 +161,8 @@ def reparam_gradient(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
     if fam.name == "diagonal":
         g_scale = np.diag(g_L) * diag_L - 1.0
     else:
-        rows, cols, on_diag = _lower_triangle(k)
+        rows, cols = _tril(k)  # the order of CovarianceFamily's "full" parameters
+        on_diag = _diag_positions(k)
         g_scale = g_L[rows, cols]
         g_scale[on_diag] = g_scale[on_diag] * diag_L - 1.0  # chain to ln L_ii; entropy term
     return np.concatenate([g_mean, g_scale])
@@ -212,8 +193,7 @@ def default_start(post, fam: CovarianceFamily) -> tuple[np.ndarray, np.ndarray]:
     """The start :func:`~ensemble_lib.kl_fit.kl_fit` also uses: the Laplace mode, variances 1/H_ii."""
     from .laplace import laplace_fit
 
-    lap = laplace_fit(post, compute_kl=False)
-    return lap.mean, np.diag(1.0 / np.clip(np.diag(lap.hessian), 1e-12, None))
+    return laplace_fit(post, compute_kl=False).diagonal_start()
 
 
 def svi_fit(
@@ -230,7 +210,7 @@ def svi_fit(
     kl_every: int = 10,
     init=None,
 ) -> SVIHistory:
-    """Minimise KL(Q‖P) over Gaussians Q by reparameterisation-gradient SVI with Adam.
+    """Minimise KL(Q‖P) (B&B (16)–(20)) over Gaussians Q by reparameterisation-gradient SVI with Adam.
 
     Parameters
     ----------

@@ -58,7 +58,7 @@ def fit_all(post: ToyPosterior, rank: int = 1) -> ToyFits:
     """
     rank = check.integer("rank", rank, low=0, high=post.dim - 1)
     lap = laplace_fit(post)
-    narrow = [(lap.mean, np.diag(1.0 / np.diag(lap.hessian)))]
+    narrow = [lap.diagonal_start()]
     diag = kl_fit(post, "diagonal", init=narrow, symmetric=True)
     full = kl_fit(post, "full", init=[(diag.mean, diag.cov)], symmetric=True)
     base = diag if rank == 0 else full

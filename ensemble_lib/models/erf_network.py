@@ -2,7 +2,7 @@
 
 * ``sigma(a)`` is eq. (2): ``σ(a) = √(2/π) ∫_0^a exp(−s²/2) ds = erf(a/√2) = 2Φ(a) − 1``,
   with range (−1, 1) (INDEX.md);
-* ``toy_model(x, u, v) = v σ(u x)``: eq. (1) with one hidden unit, one input
+* ``toy_model(x, u, v) = v σ(u x)``: B&B (1) with one hidden unit, one input
   and no bias, the 2-parameter model of §2.1 / Fig. 2;
 * ``toy_data``: the Fig. 2 data set: inputs uniform in (−2, 2), targets
   ``−2.5 σ(−0.13 x)`` plus Gaussian noise of s.d. 0.1 (the paper's own draws
@@ -28,7 +28,7 @@ TOY_N = 6
 
 
 def sigma(a):
-    """The erf sigmoid of eq. (2): ``erf(a/√2)``."""
+    """The erf sigmoid of B&B (2): ``erf(a/√2)``."""
     return erf(np.asarray(a, dtype=float) / np.sqrt(2.0))
 
 

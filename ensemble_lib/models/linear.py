@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import _validation as check
-from ..inference.gaussian import LOG_2PI
+from ..inference.gaussian import LOG_2PI, GaussianFactor
 from .posterior import Expectation, RegressionPosterior
 
 
@@ -38,14 +38,19 @@ class LinearGaussianPosterior(RegressionPosterior):
         return self.alpha * np.eye(self.dim) + self.beta * self.Phi.T @ self.Phi
 
     @cached_property
+    def precision_factor(self) -> GaussianFactor:
+        """The one Cholesky factorisation of A, shared by the mean, A⁻¹ and ln|A|."""
+        return GaussianFactor(self.precision, "precision")
+
+    @cached_property
     def mean(self) -> np.ndarray:
         """Posterior mean A⁻¹βΦᵀt."""
-        return np.linalg.solve(self.precision, self.beta * self.Phi.T @ self.t)
+        return self.precision_factor.solve(self.beta * self.Phi.T @ self.t)
 
     @cached_property
     def cov(self) -> np.ndarray:
         """Posterior covariance A⁻¹."""
-        return np.linalg.inv(self.precision)
+        return self.precision_factor.inverse()
 
     def data_error(self, w) -> np.ndarray:
         r = np.asarray(w, dtype=float) @ self.Phi.T - self.t
@@ -68,8 +73,6 @@ class LinearGaussianPosterior(RegressionPosterior):
     @cached_property
     def log_Z(self) -> float:
         """ln ∫ exp(−βE_D − (α/2)‖w‖²) dw, completing the square."""
-        A = self.precision
-        L = np.linalg.cholesky(A)
         m = self.mean
         phi_min = self.beta * self.data_error(m) + 0.5 * self.alpha * float(m @ m)
-        return float(-phi_min + 0.5 * self.dim * LOG_2PI - np.sum(np.log(np.diag(L))))
+        return float(-phi_min + 0.5 * self.dim * LOG_2PI - 0.5 * self.precision_factor.log_det)

@@ -68,7 +68,7 @@ _LN_2PI = math.log(2.0 * math.pi)
 # ---------------------------------------------------------------------------
 
 def gaussian_log_likelihood(x, mu, sigma):
-    r"""Log likelihood of data ``x`` under Normal(μ, σ²), MacKay (1995) eq. (6).
+    r"""Log likelihood of data ``x`` under Normal(μ, σ²), MacKay-E (6).
 
     Parameters
     ----------
@@ -85,7 +85,7 @@ def gaussian_log_likelihood(x, mu, sigma):
     Notes
     -----
     The direct sum over points; :meth:`MacKayGaussian.log_likelihood` is the
-    same quantity from the sufficient statistics, eq. (7).
+    same quantity from the sufficient statistics, MacKay-E (7).
     """
     x = check.finite_vector("x", x)
     mu, sigma = _mu_sigma(mu, sigma)
@@ -126,7 +126,7 @@ class EnsembleIterate:
     b, c : float
         Scale and shape of the gamma Q_σ over β (MacKay's eq. (3) convention).
     free_energy : float
-        F(Q), eq. (17), with the module's prior constant.
+        F(Q), MacKay-E (17), with the module's prior constant.
     kl : float
         KL(Q‖P(μ, σ | D)) against the exact posterior, = F + ln P(D).
     """
@@ -268,7 +268,7 @@ def _free_energy(N, xbar, S, p: _Prior, m, s2, b, c) -> float:
 
 
 def _update_mu(N, xbar, p: _Prior, beta_bar):
-    """Optimal Q_μ for a Q_σ of mean β̄: Normal(μ_N, 1/((N + λ₀) β̄)) (eq. 18 when λ₀ = 0)."""
+    """Optimal Q_μ for a Q_σ of mean β̄: Normal(μ_N, 1/((N + λ₀) β̄)) (MacKay-E (18) when λ₀ = 0)."""
     m = (p.lambda0 * p.mu0 + N * xbar) / (p.lambda0 + N)
     return m, 1.0 / ((N + p.lambda0) * beta_bar)
 
@@ -294,7 +294,7 @@ def _run(N, xbar, S, p: _Prior, beta0, n_iter) -> EnsembleRun:
         if k > 0:
             b, c = _update_beta(N, xbar, S, p, m, s2)       # Q_sigma given Q_mu  (section 3.2)  # noqa: F821 - set at k = 0
             beta_bar = b * c
-        m, s2 = _update_mu(N, xbar, p, beta_bar)            # Q_mu given Q_sigma  (eq. 18)
+        m, s2 = _update_mu(N, xbar, p, beta_bar)            # Q_mu given Q_sigma  (MacKay-E (18))
         F = _free_energy(N, xbar, S, p, m, s2, b, c)
         its.append(EnsembleIterate(k, beta_bar, s2, m, b, c, F, F + log_Z))
     return EnsembleRun(tuple(its), fixed, 1.0 / (2.0 * c), log_Z)
@@ -313,19 +313,19 @@ class MacKayGaussian:
     N : int
         Number of data points, N ≥ 2 (σ_{N−1} and the posterior need N ≥ 2).
     xbar : float
-        Sample mean x̄, eq. (4).
+        Sample mean x̄, MacKay-E (4).
     S : float
-        Sum of squared deviations S = Σ(xₙ − x̄)² > 0, eq. (7).
+        Sum of squared deviations S = Σ(xₙ − x̄)² > 0, MacKay-E (7).
 
     Notes
     -----
     Priors: P(μ) = 1/σ_μ with σ_μ = 1, P(σ) = 1/σ (see the module docstring
     for the constant). The exact results used:
 
-    * P(D | σ) = (2π)^{−(N−1)/2} N^{−1/2} σ^{−(N−1)} e^{−S/(2σ²)}, eq. (14);
+    * P(D | σ) = (2π)^{−(N−1)/2} N^{−1/2} σ^{−(N−1)} e^{−S/(2σ²)}, MacKay-E (14);
     * P(D) = ½ (2π)^{−(N−1)/2} N^{−1/2} Γ((N−1)/2) (2/S)^{(N−1)/2};
     * β | D ~ Gamma(shape (N−1)/2, rate S/2);
-    * μ | D = x̄ + √(S/(N(N−1))) t_{N−1}, eq. (16).
+    * μ | D = x̄ + √(S/(N(N−1))) t_{N−1}, MacKay-E (16).
     """
 
     N: int
@@ -355,20 +355,20 @@ class MacKayGaussian:
             raise ValueError("x must not have all points equal (S = Σ(x - x̄)² must be > 0)")
         return cls(x.size, xbar, S)
 
-    # -- estimators, eq. (5) -------------------------------------------------
+    # -- estimators, MacKay-E (5) -------------------------------------------------
     @property
     def sigma_N(self) -> float:
-        """σ_N = √(S/N), the maximum-likelihood σ, eq. (5)."""
+        """σ_N = √(S/N), the maximum-likelihood σ, MacKay-E (5)."""
         return math.sqrt(self.S / self.N)
 
     @property
     def sigma_N1(self) -> float:
-        """σ_{N−1} = √(S/(N−1)), the maximiser of the evidence for σ, eqs (5), (15)."""
+        """σ_{N−1} = √(S/(N−1)), the maximiser of the evidence for σ, MacKay-E (5), (15)."""
         return math.sqrt(self.S / (self.N - 1))
 
-    # -- likelihood and posterior, eqs (7)-(9) --------------------------------
+    # -- likelihood and posterior, MacKay-E (7)–(9) --------------------------------
     def log_likelihood(self, mu, sigma):
-        r"""ln P(D | μ, σ) from the sufficient statistics, eq. (7).
+        r"""ln P(D | μ, σ) from the sufficient statistics, MacKay-E (7).
 
         :math:`-N\ln(\sqrt{2\pi}\sigma) - [N(\mu-\bar x)^2 + S]/(2\sigma^2)`.
         """
@@ -389,18 +389,18 @@ class MacKayGaussian:
         return float(_log_Z(self.N, self.xbar, self.S, _MACKAY_PRIOR))
 
     def log_posterior(self, mu, sigma):
-        """ln P(μ, σ | D), eqs (8)–(9): a density in (μ, σ), exactly normalised."""
+        """ln P(μ, σ | D), MacKay-E (8)–(9): a density in (μ, σ), exactly normalised."""
         mu, sigma = _mu_sigma(mu, sigma)
         return self.log_likelihood(mu, sigma) - np.log(sigma) - self.log_evidence
 
-    # -- conditional, evidence and marginals, eqs (10)-(16) ---------------------
+    # -- conditional, evidence and marginals, MacKay-E (10)–(16) ---------------------
     def conditional_mu(self, sigma):
-        """P(μ | D, σ) = Normal(x̄, σ²/N), eqs (10)–(12), as a frozen ``scipy.stats.norm``."""
+        """P(μ | D, σ) = Normal(x̄, σ²/N), MacKay-E (10)–(12), as a frozen ``scipy.stats.norm``."""
         sigma = check.positive("sigma", sigma)
         return stats.norm(loc=self.xbar, scale=sigma / math.sqrt(self.N))
 
     def log_evidence_sigma(self, sigma):
-        r"""ln P(D | σ), the evidence for σ with μ integrated out, eq. (14) (σ_μ = 1).
+        r"""ln P(D | σ), the evidence for σ with μ integrated out, MacKay-E (14) (σ_μ = 1).
 
         :math:`-N\ln(\sqrt{2\pi}\sigma) - S/(2\sigma^2) + \ln(\sqrt{2\pi}\sigma/\sqrt N)`.
         """
@@ -410,7 +410,7 @@ class MacKayGaussian:
         return out[()] if isinstance(out, np.ndarray) else out
 
     def log_marginal_sigma(self, sigma):
-        """ln P(σ | D) = ln P(D|σ) − ln σ − ln P(D), eq. (13): a normalised density in σ."""
+        """ln P(σ | D) = ln P(D|σ) − ln σ − ln P(D), MacKay-E (13): a normalised density in σ."""
         _, sigma = _mu_sigma(0.0, sigma)
         return self.log_evidence_sigma(sigma) - np.log(sigma) - self.log_evidence
 
@@ -424,7 +424,7 @@ class MacKayGaussian:
         return math.sqrt(self.S / (self.N * (self.N - 1)))
 
     def marginal_mu(self):
-        r"""P(μ | D) ∝ [N(μ − x̄)² + S]^{−N/2}, eq. (16), normalised.
+        r"""P(μ | D) ∝ [N(μ − x̄)² + S]^{−N/2}, MacKay-E (16), normalised.
 
         Returns
         -------
@@ -469,7 +469,7 @@ class MacKayGaussian:
 
     # -- the separable ensemble, section 3 ------------------------------------
     def free_energy(self, m, sigma_mu2, b, c) -> float:
-        r"""F(Q), eq. (17), for Q = Normal(μ; m, σ²_μ) Γ(β; b, c) under MacKay's priors.
+        r"""F(Q), MacKay-E (17), for Q = Normal(μ; m, σ²_μ) Γ(β; b, c) under MacKay's priors.
 
         Parameters
         ----------
@@ -504,7 +504,7 @@ class MacKayGaussian:
         return self.free_energy(m, sigma_mu2, b, c) + self.log_evidence
 
     def update_mu(self, beta_bar):
-        """Eq. (18): the optimal Q_μ for fixed Q_σ of mean β̄; returns (x̄, 1/(Nβ̄))."""
+        """MacKay-E (18): the optimal Q_μ for fixed Q_σ of mean β̄; returns (x̄, 1/(Nβ̄))."""
         beta_bar = check.positive("beta_bar", beta_bar)
         return _update_mu(self.N, self.xbar, _MACKAY_PRIOR, beta_bar)
 
@@ -518,7 +518,7 @@ class MacKayGaussian:
 
     @property
     def ensemble_fixed_point(self) -> float:
-        """The limit of 1/β̄, eq. (19): S/(N−1) = σ²_{N−1}."""
+        """The limit of 1/β̄, MacKay-E (19): S/(N−1) = σ²_{N−1}."""
         return self.S / (self.N - 1)
 
     def ensemble_iterations(self, beta0, n_iter) -> EnsembleRun:

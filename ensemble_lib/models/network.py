@@ -3,7 +3,7 @@
 Barber & Bishop (1998), §1.1 and §2.1, Appendix A. The network (eq. 1) is
 
 .. math:: f(\\mathbf x, \\mathbf w) = \\sum_{i=1}^H v_i\\,\\sigma(\\mathbf u_i^T\\mathbf x),
-          \\qquad \\sigma(a) = \\operatorname{erf}(a/\\sqrt2)\\ \\text{(eq. 2)},
+          \\qquad \\sigma(a) = \\operatorname{erf}(a/\\sqrt2)\\ \\text{(B&B (2))},
 
 with a hidden-unit bias obtained by appending a constant input 1 (:func:`add_bias`).
 
@@ -20,14 +20,14 @@ being ``u_i``, and ``w[H*d:]`` the hidden-to-output weights ``v``
 toy's ``w = (u, v)``. (Appendix A.3 of the paper orders w the other way,
 ``({v_k}, {u_k})``; only the documented packing here matters.)
 
-The expected error under Q = N(w̄, C) (eqs 20–24)
+The expected error under Q = N(w̄, C) (B&B (20)–(24))
 --------------------------------------------------
-``⟨E_D⟩ = ½ Σ_n l(x_n, t_n)`` with ``l = ⟨f²⟩ − 2t⟨f⟩ + t²`` (eqs 20–21) and
-``⟨f²⟩ = Σ_ij ⟨v_i v_j σ(a_i) σ(a_j)⟩`` (eq. 22), ``a_i = u_iᵀx``. For one
+``⟨E_D⟩ = ½ Σ_n l(x_n, t_n)`` with ``l = ⟨f²⟩ − 2t⟨f⟩ + t²`` (B&B (20)–(21)) and
+``⟨f²⟩ = Σ_ij ⟨v_i v_j σ(a_i) σ(a_j)⟩`` (B&B (22)), ``a_i = u_iᵀx``. For one
 data point the vector ``y = (a_1..a_H, v_1..v_H) = P_n w`` is Gaussian with mean
 ``P_n w̄`` and covariance ``P_n C P_nᵀ``; each pair term needs only the 4-D
 marginal of ``(a_i, a_j, v_i, v_j)``. The v's are integrated analytically
-(eq. 23, here by Gaussian integration by parts):
+(B&B (23), here by Gaussian integration by parts):
 
 .. math:: \\langle v_i v_j g(\\mathbf a)\\rangle = (\\bar v_i\\bar v_j + K_{ij})\\Psi
           + (\\bar v_i\\mathbf c_j + \\bar v_j\\mathbf c_i)^T\\nabla\\Psi
@@ -53,7 +53,7 @@ stays at its broad prior. The angle form has no such case; the tests check
 it against the paper's form, brute-force quadrature and Monte Carlo.)
 The mean-derivatives of Ψ needed above are exact derivatives of the same
 rule (Hermite polynomials of the Gaussian kernel). ``⟨v_i σ(a_i)⟩`` is
-closed form (eqs 49, 60).
+closed form (B&B (49), (60)).
 
 Gradients (Appendix A.3, re-derived)
 ------------------------------------
@@ -90,7 +90,7 @@ _MAX_HIDDEN = 1000
 
 
 # ---------------------------------------------------------------------------
-# Packing, validation and the network itself (eq. 1)
+# Packing, validation and the network itself (B&B (1))
 # ---------------------------------------------------------------------------
 
 
@@ -149,7 +149,7 @@ def _check_w(w, d: int, n_hidden: int) -> np.ndarray:
 
 
 def network_output(w, X, n_hidden: int) -> np.ndarray:
-    """f(x, w) = Σ_i v_i σ(u_iᵀx) (Barber & Bishop eq. 1) for every row of X.
+    """f(x, w) = Σ_i v_i σ(u_iᵀx) (B&B (1)) for every row of X.
 
     Parameters
     ----------
@@ -314,7 +314,7 @@ def _psi_derivatives(m1, m2, S11, S12, S22, max_order: int, n_quad: int) -> dict
 
 
 def _single_derivatives(m, S, max_order: int) -> list[np.ndarray]:
-    """∂^p_m ⟨σ(a)⟩ for a ~ N(m, S): ⟨σ(a)⟩ = σ(m/√(1+S)) (eq. 49)."""
+    """∂^p_m ⟨σ(a)⟩ for a ~ N(m, S): ⟨σ(a)⟩ = σ(m/√(1+S)) (B&B (49))."""
     lam = np.sqrt(1.0 + S)
     sd = _sigma_derivatives(m / lam, max_order)
     return [sd[p] / lam**p for p in range(max_order + 1)]
@@ -379,7 +379,7 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
 
     T00 = T(0, 0)
     f2 = T00 @ om  # ⟨f²⟩_n, shape (N,)
-    # linear terms M_i = ⟨v_i σ(a_i)⟩ (eq. 60)
+    # linear terms M_i = ⟨v_i σ(a_i)⟩ (B&B (60))
     c_ii = np.einsum("nii->ni", S_av)
     s_ii = np.einsum("nii->ni", S_aa)
     D1 = _single_derivatives(m_a, s_ii, 3 if grad else 1)
@@ -456,7 +456,7 @@ def _check_problem(w_mean, w_cov, X, n_hidden, t=None, n_quad=N_QUAD_DEFAULT):
 
 
 def expected_data_error(w_mean, w_cov, X, t, n_hidden: int, n_quad: int = N_QUAD_DEFAULT) -> float:
-    """⟨E_D⟩ = ½ Σ_n ⟨(f(x_n, w) − t_n)²⟩ under Q = N(w_mean, w_cov) (eqs 20–24), no sampling.
+    """⟨E_D⟩ = ½ Σ_n ⟨(f(x_n, w) − t_n)²⟩ under Q = N(w_mean, w_cov) (B&B (20)–(24)), no sampling.
 
     Parameters
     ----------
@@ -493,7 +493,7 @@ def output_moments(w_mean, w_cov, X, n_hidden: int, n_quad: int = N_QUAD_DEFAULT
 
 
 def predictive_mean(w_mean, w_cov, X, n_hidden: int) -> np.ndarray:
-    """⟨f(x)⟩ under Q = N(w_mean, w_cov) for every row of X, in closed form (eqs 49, 60).
+    """⟨f(x)⟩ under Q = N(w_mean, w_cov) for every row of X, in closed form (B&B (49), (60)).
 
     ``⟨v_i σ(a_i)⟩ = v̄_i σ(ā_i/λ_i) + Cov(v_i, a_i) σ'(ā_i/λ_i)/λ_i``,
     ``λ_i = √(1 + Var a_i)``. Packing of ``w_mean`` as in :func:`expected_data_error`.
@@ -528,7 +528,7 @@ def predictive_variance(
 
 
 class NetworkPosterior(RegressionPosterior):
-    """Posterior over the weights of the erf network (eq. 1) with prior N(0, I/α), noise β.
+    """Posterior over the weights of the erf network (B&B (1)) with prior N(0, I/α), noise β.
 
     Parameters
     ----------
@@ -548,7 +548,7 @@ class NetworkPosterior(RegressionPosterior):
     -----
     ``data_error`` is eq. (4); ``expected_data_error`` is eqs (20)–(24) with
     exact gradients (module docstring). ``log_Z`` is not computable for
-    H·d > 1, so ``kl`` is unavailable but ``bound`` (eq. 17) is.
+    H·d > 1, so ``kl`` is unavailable but ``bound`` (B&B (17)) is.
     """
 
     def __init__(self, X, t, n_hidden: int, alpha, beta, n_quad: int = N_QUAD_DEFAULT):
@@ -610,7 +610,7 @@ class NetworkPosterior(RegressionPosterior):
         return hess
 
     def expected_data_error(self, mean, cov) -> Expectation:
-        """⟨E_D⟩ under N(mean, cov) with its gradients (mean and symmetric d_cov), eqs (20)–(24)."""
+        """⟨E_D⟩ under N(mean, cov) with its gradients (mean and symmetric d_cov), B&B (20)–(24)."""
         mean = np.asarray(mean, dtype=float)
         cov = np.asarray(cov, dtype=float)
         if mean.shape != (self.dim,) or cov.shape != (self.dim, self.dim):

@@ -7,18 +7,18 @@ isotropic Gaussian prior of precision α (``A = αI``),
     \\ln P(\\mathbf w, D) = -\\beta E_D(\\mathbf w) - \\tfrac{\\alpha}{2}\\|\\mathbf w\\|^2
         - \\ln Z_D - \\ln Z_P,\\qquad Z_D = (2\\pi/\\beta)^{N/2},\\ Z_P = (2\\pi/\\alpha)^{k/2}
 
-(eqs 3–6). For a Gaussian ``Q = N(w_bar, C)`` the bound (15)/(17) is
+(B&B (3)–(6)). For a Gaussian ``Q = N(w_bar, C)`` the bound (15)/(17) is
 
 .. math::
     F[Q] = H[Q] - \\beta\\langle E_D\\rangle - \\tfrac{\\alpha}{2}(\\|\\bar w\\|^2 + \\operatorname{Tr} C)
            - \\ln Z_D - \\ln Z_P
 
 using the corrected prior term ½ Tr(CA) of eq. (19) (see INDEX.md), and
-``KL(Q‖P) = ln P(D) − F[Q]`` (eq. 16) where ``ln P(D) = ln Z − ln Z_D − ln Z_P``
-and ``Z = ∫ exp(−βE_D − (α/2)‖w‖²) dw`` (eq. 7).
+``KL(Q‖P) = ln P(D) − F[Q]`` (B&B (16)) where ``ln P(D) = ln Z − ln Z_D − ln Z_P``
+and ``Z = ∫ exp(−βE_D − (α/2)‖w‖²) dw`` (B&B (7)).
 
 A concrete model subclasses :class:`RegressionPosterior` and supplies the
-data error ``E_D`` (eq. 4), its gradient and Hessian, its expectation under Q
+data error ``E_D`` (B&B (4)), its gradient and Hessian, its expectation under Q
 with gradients, and (where it can be computed) the exact ``ln Z``.
 
 Code names: ``alpha`` = α, ``beta`` = β, ``dim`` = k, ``n_data`` = N,
@@ -35,7 +35,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import _validation as check
-from ..inference.gaussian import LOG_2PI
+from ..inference.gaussian import LOG_2PI, gaussian_entropy
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class RegressionPosterior:
 
     # -- to be supplied by the model ------------------------------------
     def data_error(self, w) -> np.ndarray:  # pragma: no cover - abstract
-        """E_D(w) = ½ Σ (f(x_n, w) − t_n)² (eq. 4), vectorised over leading axes of w."""
+        """E_D(w) = ½ Σ (f(x_n, w) − t_n)² (B&B (4)), vectorised over leading axes of w."""
         raise NotImplementedError
 
     def data_error_grad(self, w) -> np.ndarray:  # pragma: no cover - abstract
@@ -86,17 +86,17 @@ class RegressionPosterior:
         raise NotImplementedError
 
     def expected_data_error(self, mean, cov) -> Expectation:  # pragma: no cover - abstract
-        """⟨E_D⟩ under N(mean, cov) with gradients (eqs 20–21)."""
+        """⟨E_D⟩ under N(mean, cov) with gradients (B&B (20)–(21))."""
         raise NotImplementedError
 
     @property
     def log_Z(self) -> float:  # pragma: no cover - abstract
-        """ln ∫ exp(−βE_D − (α/2)‖w‖²) dw (eq. 7), exact."""
+        """ln ∫ exp(−βE_D − (α/2)‖w‖²) dw (B&B (7)), exact."""
         raise NotImplementedError
 
-    # -- the unnormalised log posterior (eq. 6) ---------------------------
+    # -- the unnormalised log posterior (B&B (6)) ---------------------------
     def log_unnorm(self, w) -> np.ndarray:
-        """``−βE_D(w) − (α/2)‖w‖²``, vectorised over leading axes of ``w``."""
+        """``−βE_D(w) − (α/2)‖w‖²`` (B&B (6)), vectorised over leading axes of ``w``."""
         w = np.asarray(w, dtype=float)
         return -self.beta * self.data_error(w) - 0.5 * self.alpha * np.sum(w * w, axis=-1)
 
@@ -123,23 +123,21 @@ class RegressionPosterior:
 
     @property
     def log_normalisers(self) -> float:
-        """``ln Z_D + ln Z_P = (N/2) ln(2π/β) + (k/2) ln(2π/α)`` (eqs 3, 5)."""
+        """``ln Z_D + ln Z_P = (N/2) ln(2π/β) + (k/2) ln(2π/α)`` (B&B (3), (5))."""
         return 0.5 * self.n_data * (LOG_2PI - np.log(self.beta)) + 0.5 * self.dim * (
             LOG_2PI - np.log(self.alpha)
         )
 
     @property
     def log_evidence(self) -> float:
-        """ln P(D | α, β) = ln Z − ln Z_D − ln Z_P (eq. 13), exact where ln Z is."""
+        """ln P(D | α, β) = ln Z − ln Z_D − ln Z_P (B&B (13)), exact where ln Z is."""
         return self.log_Z - self.log_normalisers
 
     def bound(self, mean, cov) -> float:
-        """The lower bound F[Q] of eqs (15), (17)–(20) for Q = N(mean, cov)."""
+        """The lower bound F[Q] of B&B (15), B&B (17)–(20) for Q = N(mean, cov)."""
         mean, cov = check.mean_cov(mean, cov, self.dim)
-        L = np.linalg.cholesky(cov)
-        entropy = np.sum(np.log(np.diag(L))) + 0.5 * self.dim * (1.0 + LOG_2PI)
-        return float(entropy - self.expected_energy(mean, cov).value - self.log_normalisers)
+        return float(gaussian_entropy(cov) - self.expected_energy(mean, cov).value - self.log_normalisers)
 
     def kl(self, mean, cov) -> float:
-        """KL(Q‖P) (eq. 16) of Q = N(mean, cov) from the exact normalised posterior."""
+        """KL(Q‖P) (B&B (16)) of Q = N(mean, cov) from the exact normalised posterior."""
         return float(self.log_evidence - self.bound(mean, cov))

@@ -1,7 +1,7 @@
 """The 2-parameter toy posterior of Barber & Bishop (1998), §2.1 and Fig. 2.
 
 Model ``f(x; u, v) = v σ(u x)`` with ``w = (u, v)``, noise precision β and prior
-precision α. The posterior (eq. 6)
+precision α. The posterior (B&B (6))
 
 .. math:: P(u, v \\mid D) = \\frac{1}{Z}\\exp\\{-\\beta E_D(u, v) - \\tfrac{\\alpha}{2}(u^2 + v^2)\\}
 
@@ -77,7 +77,7 @@ class ToyPosterior(RegressionPosterior):
     Notes
     -----
     ``log_unnorm``, ``grad`` and ``hessian`` are of ``−βE_D − (α/2)‖w‖²``
-    (eqs 4–6); ``log_Z`` is ``ln ∫ exp(−βE_D − (α/2)‖w‖²) dw`` (eq. 7);
+    (B&B (4)–(6)); ``log_Z`` is ``ln ∫ exp(−βE_D − (α/2)‖w‖²) dw`` (B&B (7));
     ``kl(mean, cov)`` is KL(Q‖P) of eq. (16) against the exact normalised
     posterior, including both of its modes.
     """
@@ -101,7 +101,7 @@ class ToyPosterior(RegressionPosterior):
             f"ToyPosterior(N={self.n_data}, alpha={self.alpha:g}, beta={self.beta:g})"
         )
 
-    # -- E_D and its derivatives (eq. 4) ----------------------------------
+    # -- E_D and its derivatives (B&B (4)) ----------------------------------
     def _AB(self, u):
         """A(u) = Σσ(u x_n)², B(u) = Σ t_n σ(u x_n) and their u-derivatives."""
         a = np.multiply.outer(np.asarray(u, float), self.x)
@@ -167,7 +167,7 @@ class ToyPosterior(RegressionPosterior):
         d_cov = np.array([[g_cuu, 0.5 * g_cuv], [0.5 * g_cuv, g_V]])
         return Expectation(float(value), np.array([g_mu, g_mv]), d_cov)
 
-    # -- the exact normaliser (eq. 7) --------------------------------------
+    # -- the exact normaliser (B&B (7)) --------------------------------------
     def log_marginal_u(self, u) -> np.ndarray:
         """ln g(u) = ln ∫ exp(−βE_D − (α/2)(u² + v²)) dv, exact (v enters quadratically)."""
         A, B, _, _ = self._AB(u)
