@@ -1,0 +1,83 @@
+"""The fair family comparison (ensemble_lib.inference.family_search).
+
+The property the Table-1 study relies on: after :func:`fit_families`, no family's reported bound
+improves when that family is started from any other family's reported solution (a poorer one
+embedded exactly, a richer one projected), and every family was tried from every shared start.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ensemble_lib.inference.family_search import _fit, families, fit_families, laplace_starts
+from ensemble_lib.inference.gaussian import GaussianFactor
+from ensemble_lib.inference.laplace import laplace_fit
+from ensemble_lib.models.network import NetworkPosterior, add_bias
+
+TOL = 1e-6
+
+
+@pytest.fixture(scope="module")
+def search():
+    rng = np.random.default_rng(3)
+    X = add_bias(rng.normal(size=(24, 2)))
+    y = np.sin(1.5 * X[:, 0]) + 0.3 * X[:, 1] + 0.1 * rng.normal(size=24)
+    post = NetworkPosterior(X, y, 2, alpha=1.0, beta=50.0)
+    starts = []
+    for r in range(1):
+        lap = laplace_fit(post, start=rng.normal(size=post.dim), compute_kl=False)
+        starts += laplace_starts(lap.mean, lap.hessian, f"restart {r}")
+    fams = families(ranks=(1,))
+    res = fit_families(post, None, starts, fams, rng=np.random.default_rng(0), tol=TOL)
+    return post, starts, fams, res
+
+
+def test_no_family_improves_from_another_familys_reported_solution(search):
+    post, _, fams, res = search
+    for fam in fams:
+        for other in fams:
+            if other is fam:
+                continue
+            src = res.best[other.key]
+            poorer = other.richness(post.dim) <= fam.richness(post.dim)
+            start = ("warm", src) if poorer else ("init", src.mean, src.cov)
+            fit = _fit(post, None, fam, start, gtol=1e-6, maxiter=3000, rng=np.random.default_rng(7))
+            assert fit.bound <= res.bound(fam.key) + 10 * TOL + 1e-7 * abs(res.bound(fam.key)), \
+                f"{fam.key} from {other.key}: {fit.bound} > {res.bound(fam.key)}"
+
+
+def test_every_family_was_fitted_from_every_shared_start(search):
+    _, starts, fams, res = search
+    labels = {s[0] for s in starts}
+    for fam in fams:
+        tried = {t.start for t in res.trials if t.family == fam.key}
+        if fam.name == "diagonal":  # A⁻¹ and diag(A⁻¹) are the same diagonal Gaussian: tried once
+            labels_needed = {lab for lab in labels if not lab.endswith(":diag(A^-1)")}
+        else:
+            labels_needed = labels
+        assert labels_needed <= tried, f"{fam.key} missed {sorted(labels_needed - tried)}"
+
+
+def test_richer_families_never_report_a_lower_bound(search):
+    _, _, _, res = search
+    b = [res.bound(k) for k in ("ensemble_diagonal", "ensemble_s1", "ensemble_full")]
+    assert b[0] <= b[1] + TOL and b[1] <= b[2] + TOL
+
+
+def test_laplace_starts_are_the_inverse_hessian_and_two_diagonals():
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(4, 4))
+    A = B @ B.T + 4 * np.eye(4)
+    (_, _, c1), (_, _, c2), (_, _, c3) = laplace_starts(np.zeros(4), A)
+    np.testing.assert_allclose(c1, np.linalg.inv(A), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(np.diag(c2), 1.0 / np.diag(A), rtol=1e-12)
+    np.testing.assert_allclose(np.diag(c3), np.diag(np.linalg.inv(A)), rtol=1e-12)
+    assert GaussianFactor(c2).dim == 4
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="starts"):
+        fit_families(None, None, [], families(), rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="hessian"):
+        laplace_starts(np.zeros(2), -np.eye(2))
