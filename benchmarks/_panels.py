@@ -1,35 +1,51 @@
 """One slider step of a lesson panel, timed three ways (issue: "compute and draw separately").
 
-For a :class:`~ensemble_lib.ui.panel.FigurePanel` and one of its sliders, the
-cases alternate the slider between two neighbouring values, so that every
-round really recomputes (no memoised result is timed twice in a row):
+For a panel of the registry :data:`ensemble_lib.lessons.PANELS` and one of its
+controls, the cases alternate the control between neighbouring values, so that
+every round really recomputes (no memoised result is timed twice in a row):
 
 * ``<prefix>_compute``: ``panel.compute(**values)`` alone (the library's work);
 * ``<prefix>_draw``: ``panel.draw(state)`` + the PNG render (the figure's work);
-* ``<prefix>_step``: setting ``slider.value``, which runs the panel's whole
+* ``<prefix>_step``: setting ``control.value``, which runs the panel's whole
   callback as the kernel does when a student drags the slider (compute, draw,
   render, readout, enabling/disabling the controls): the issue's target applies.
+
+Every panel in the registry must have cases (``tests/test_benchmarks.py``).
 """
 
 from __future__ import annotations
 
+from ensemble_lib.lessons import PANELS
 from ensemble_lib.ui.plotting import fast_png
 
+#: names (keys of PANELS) of the panels that have cases
+BENCHED: set[str] = set()
 
-#: every panel class that has cases (a test checks that no lesson panel is missing)
-BENCHED: set[type] = set()
 
-
-def panel_cases(panel_class, prefix: str, control: str, values, target_ms: float,
+def panel_cases(name: str, prefix: str, control: str, values, target_ms: float,
                 make_panel=None) -> dict:
-    """The three cases for moving ``control`` of ``make_panel()`` between ``values``.
+    """The three cases for moving ``control`` of the registered panel ``name`` between ``values``.
 
-    ``make_panel`` (default ``panel_class``) builds the panel; ``panel_class``
-    is recorded in :data:`BENCHED`.
+    Parameters
+    ----------
+    name : str
+        A key of :data:`~ensemble_lib.lessons.PANELS`; recorded in :data:`BENCHED`.
+    prefix : str
+        Start of the three case names.
+    control : str
+        The control moved.
+    values : sequence
+        The values it alternates between.
+    target_ms : float
+        Target of the whole step (the ``_step`` case).
+    make_panel : callable, optional
+        Builds the panel (default: the registered class with no arguments).
     """
+    if name not in PANELS:
+        raise KeyError(f"{name!r} is not in ensemble_lib.lessons.PANELS")
     values = list(values)
-    make_panel = panel_class if make_panel is None else make_panel
-    BENCHED.add(panel_class)
+    make_panel = PANELS[name][0] if make_panel is None else make_panel
+    BENCHED.add(name)
 
     def setup():
         panel = make_panel()

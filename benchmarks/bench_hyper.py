@@ -6,8 +6,7 @@ iterations) ≤ 500 ms; one slider step ≤ 50 ms.
 
 from __future__ import annotations
 
-from ensemble_lib.lessons.bound import (BoundPanel, HyperIterationPanel, compare_hyperparameters,
-                                         make_toy)
+from ensemble_lib.lessons.bound import HyperIterationPanel, compare_hyperparameters, make_toy
 from ensemble_lib.inference.evidence import evidence_reestimation
 from ensemble_lib.inference.hyperparameters import GammaHyperprior, fit_hyperparameters
 
@@ -34,8 +33,8 @@ CASES = {
     "gamma_run_toy_full": (_toy, _gamma_run, 500.0),
     "evidence_run_toy": (_toy, _evidence_run, 500.0),
     # one slider step of each panel, compute and draw separately (benchmarks._panels)
-    **panel_cases(BoundPanel, "bound_panel_mean_u", "mean_u", [-0.25, -0.26], 50.0),
-    **panel_cases(BoundPanel, "bound_panel_rho", "rho", [-0.5, -0.6], 50.0),
-    **panel_cases(HyperIterationPanel, "iteration_panel", "iteration", [1, 2], 50.0,
+    **panel_cases("BoundPanel", "bound_panel_mean_u", "mean_u", [-0.25, -0.26], 50.0),
+    **panel_cases("BoundPanel", "bound_panel_rho", "rho", [-0.5, -0.6], 50.0),
+    **panel_cases("HyperIterationPanel", "iteration_panel", "iteration", [1, 2], 50.0,
                   make_panel=_hyper_panel),
 }

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 from ensemble_lib.models.mackay_gaussian import FIG1
-from ensemble_lib.lessons.mean_sigma import EnsemblePanel
 
 from ._panels import panel_cases
 
@@ -21,9 +20,9 @@ STEP_TARGET_MS = 30.0
 
 
 CASES = {
-    **panel_cases(EnsemblePanel, "panel_k", "k", [1, 2, 3, 0], STEP_TARGET_MS),
-    **panel_cases(EnsemblePanel, "panel_N", "N", [5, 6, 7, 8], STEP_TARGET_MS),
-    **panel_cases(EnsemblePanel, "panel_S", "S", [1.0, 2.0, 0.5], STEP_TARGET_MS),
+    **panel_cases("EnsemblePanel", "panel_k", "k", [1, 2, 3, 0], STEP_TARGET_MS),
+    **panel_cases("EnsemblePanel", "panel_N", "N", [5, 6, 7, 8], STEP_TARGET_MS),
+    **panel_cases("EnsemblePanel", "panel_S", "S", [1.0, 2.0, 0.5], STEP_TARGET_MS),
     "posterior_grid_201x201": (lambda: FIG1, lambda m: m.posterior_grid(201, 201), None),
     "ensemble_1000_sweeps": (lambda: FIG1, lambda m: m.ensemble_iterations(1.0, 1000), None),
 }

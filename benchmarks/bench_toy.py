@@ -19,9 +19,8 @@ from ensemble_lib.inference.kl_fit import kl_fit
 from ensemble_lib.inference.laplace import laplace_fit
 from ensemble_lib.inference.svi import svi_fit
 from ensemble_lib.lessons.stochastic_vi import (DEFAULT_KAPPA, DEFAULT_STEP, DEFAULT_TAU,
-                                                LESSON_START, N_ITER, SVIExplorer)
+                                                LESSON_START, N_ITER)
 from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
-from ensemble_lib.lessons.toy_posterior import ToyExplorer
 
 from ._panels import panel_cases
 
@@ -61,9 +60,9 @@ CASES = {
     "fit_full": _fit_case("full", target=FIT_TARGET_MS),
     "fit_factor_s1": _fit_case("factor", rank=1),
     # one slider step of each panel
-    **panel_cases(ToyExplorer, "toy_explorer_alpha", "alpha", [0.2, 0.2 * 10**0.05], PANEL_TARGET_MS),
-    **panel_cases(ToyExplorer, "toy_explorer_seed", "seed", [25, 26], PANEL_TARGET_MS),
-    **panel_cases(SVIExplorer, "svi_explorer_step_size", "step_size",
+    **panel_cases("ToyExplorer", "toy_explorer_alpha", "alpha", [0.2, 0.2 * 10**0.05], PANEL_TARGET_MS),
+    **panel_cases("ToyExplorer", "toy_explorer_seed", "seed", [25, 26], PANEL_TARGET_MS),
+    **panel_cases("SVIExplorer", "svi_explorer_step_size", "step_size",
                   [DEFAULT_STEP, DEFAULT_STEP * 10**0.1], PANEL_TARGET_MS),
     # SVI runs (exact KL recorded only at the end)
     f"svi_full_S1_decaying_{N_ITER}": _svi_case(1, "decaying", N_ITER),

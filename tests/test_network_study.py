@@ -1,4 +1,4 @@
-"""Tests of lesson 4's study: the collapsed bound, the fits, Laplace error bars, Table 1, the panel.
+"""Tests of lesson 4's study: the collapsed bound, the fits, Laplace error bars, Table 1, the 1-D demo.
 
 What tests/test_network.py already proves (⟨E_D⟩, ⟨f⟩, ⟨f²⟩ against Monte Carlo
 and quadrature; every gradient against central differences; the covariance
@@ -286,46 +286,8 @@ def test_run_split_is_reproducible_from_its_seed():
 
 
 # ---------------------------------------------------------------------------
-# the 1-D demo panel
+# the 1-D demo (its panel: tests/test_panels.py)
 # ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def panel():
-    p = demo.Network1DPanel()
-    p.update()
-    return p
-
-
-@pytest.mark.parametrize("name,value", [("n_hidden", 1), ("rank", 0), ("adapt", False), ("alpha", 0.1),
-                                        ("rank", 2), ("n_hidden", 3), ("adapt", True)])
-def test_each_control_changes_the_figure_and_the_readout(panel, name, value):
-    png, text, n0 = panel.image.value, panel.readout.value, panel.n_updates
-    panel.controls[name].value = value
-    assert panel.n_updates == n0 + 1 and panel.last_error is None, panel.last_error
-    assert panel.image.value != png and panel.readout.value != text, name
-    st = panel.state
-    assert f"{st.ens_alpha:.4g}" in panel.readout.value
-
-
-def test_alpha_slider_is_disabled_exactly_while_hyperparameters_are_adapted():
-    p = demo.Network1DPanel()
-    p.update()
-    alpha = p.controls["alpha"]
-    p.controls["adapt"].value = True
-    assert alpha.disabled
-    png = p.image.value
-    alpha.value = 10.0  # ignored while adapting: same fit, same figure
-    assert p.image.value == png
-    p.controls["adapt"].value = False
-    assert not alpha.disabled and p.image.value != png
-
-
-def test_slider_ranges_are_the_documented_ones(panel):
-    c = panel.controls
-    assert (c["n_hidden"].min, c["n_hidden"].max) == demo.H_RANGE
-    assert (c["rank"].min, c["rank"].max) == demo.S_RANGE
-    assert (c["alpha"].min, c["alpha"].max) == demo.LOG10_ALPHA_RANGE
 
 
 @pytest.mark.parametrize("n_hidden", list(range(demo.H_RANGE[0], demo.H_RANGE[1] + 1)))

@@ -204,39 +204,11 @@ def test_bad_input_is_refused_with_the_arguments_name(post, kwargs, name):
 
 
 # ---------------------------------------------------------------------------
-# the lesson: panel, slider ranges, figures
+# the lesson: every control value, figures (the panel: tests/test_panels.py)
 # ---------------------------------------------------------------------------
 
 from ensemble_lib.lessons import stochastic_vi as svi_lesson  # noqa: E402
-from ensemble_lib.lessons.stochastic_vi import SVIExplorer, running_mean  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def panel(post):
-    p = SVIExplorer(post)
-    p.update()
-    return p
-
-
-@pytest.mark.parametrize(
-    "name,value",
-    [("step_size", 0.01), ("n_samples", 16), ("schedule", "decaying"), ("family", "diagonal"),
-     ("seed", 3)],
-)
-def test_each_control_changes_the_figure_and_the_readout(panel, name, value):
-    before_png, before_text = panel.image.value, panel.readout.value
-    n0 = panel.n_updates
-    panel.controls[name].value = value
-    assert panel.n_updates == n0 + 1, "the control did not trigger a recompute"
-    assert panel.last_error is None
-    assert panel.image.value != before_png
-    assert panel.readout.value != before_text
-    assert "quadrature optimum" in panel.readout.value
-
-
-def test_panel_optima_are_the_quadrature_fits(panel, optimum):
-    for fam in ("full", "diagonal"):
-        assert panel.optima[fam].kl == pytest.approx(optimum[fam].kl, abs=1e-8)
+from ensemble_lib.lessons.stochastic_vi import running_mean  # noqa: E402
 
 
 def test_every_control_value_gives_a_finite_run(post, optimum):

@@ -39,9 +39,9 @@ import numpy as np
 from .. import _validation as check
 from ..inference.evidence import EvidenceGrid, EvidenceRun, evidence_grid, evidence_reestimation
 from ..inference.hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters
-from ..ui.plotting import (COLORS, LABELS, figure_png, new_figure, plot_gaussian_ellipses,
+from ..ui.plotting import (COLORS, LABELS, new_figure, plot_gaussian_ellipses, save_figure,
                            plot_posterior_contours, update_gaussian_ellipses)
-from ..models.toy import ToyPosterior
+from ..models.toy import PosteriorGrid, ToyPosterior
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
 from .._progress import report
@@ -51,8 +51,8 @@ from ..ui.panel import FigurePanel
 RHO_MAX = 0.999
 #: Standard-deviation slider range, as powers of ten.
 LOG10_SD_RANGE = (-3.0, 1.0)
-#: Resolution of the panels' PNGs (fewer pixels: faster steps).
-PANEL_DPI = 80
+#: Resolution of both panels' PNGs (fewer pixels: faster steps); see FigurePanel.dpi.
+_PANEL_DPI = 80
 #: Colours of the two hyperparameter methods.
 METHOD_COLORS = {"ensemble": COLORS["full"], "ensemble_diag": COLORS["diagonal"],
                  "evidence": COLORS["laplace"], "exact": "0.2"}
@@ -70,7 +70,7 @@ def make_toy(alpha: float | None = None, beta: float | None = None) -> ToyPoster
 
 
 # ---------------------------------------------------------------------------
-# The bound (eqs 15–16, Fig. 1)
+# The bound (B&B (15)–(16), Fig. 1)
 # ---------------------------------------------------------------------------
 
 def gaussian_from_sliders(mean_u, mean_v, sd_u, sd_v, rho) -> tuple[np.ndarray, np.ndarray]:
@@ -95,7 +95,7 @@ def sliders_from_gaussian(mean, cov) -> dict:
 
 @dataclass(frozen=True)
 class BoundDecomposition:
-    """ln P(D) = F[Q] + KL(Q‖P) for one Gaussian Q (eqs 15–16)."""
+    """ln P(D) = F[Q] + KL(Q‖P) for one Gaussian Q (B&B (15)–(16))."""
 
     mean: np.ndarray
     cov: np.ndarray
@@ -158,21 +158,21 @@ def update_bound_bars(ax, arts: dict, log_evidence: float, entries: dict) -> Non
 
 
 def _bound_controls(extent) -> dict:
-    style = {"description_width": "initial"}
-    u0, u1, v0, v1 = extent
-    common = dict(style=style, continuous_update=False, readout_format=".3f")
+    u0, u1, v0, v1 = (float(e) for e in extent)
+    sd_lo, sd_hi = 10.0 ** LOG10_SD_RANGE[0], 10.0 ** LOG10_SD_RANGE[1]
+
+    def slider(*args, **kw):
+        return FigurePanel.slider(*args, readout_format=".3f", **kw)
+
     return {
-        "mean_u": w.FloatSlider(value=0.0, min=u0, max=u1, step=0.005, description="mean of u", **common),
-        "mean_v": w.FloatSlider(value=0.0, min=v0, max=v1, step=0.01, description="mean of v", **common),
-        "sd_u": w.FloatLogSlider(value=0.1, base=10, min=LOG10_SD_RANGE[0], max=LOG10_SD_RANGE[1],
-                                 step=0.02, description="s.d. of u", **common),
-        "sd_v": w.FloatLogSlider(value=0.5, base=10, min=LOG10_SD_RANGE[0], max=LOG10_SD_RANGE[1],
-                                 step=0.02, description="s.d. of v", **common),
-        "rho": w.FloatSlider(value=0.0, min=-RHO_MAX, max=RHO_MAX, step=0.001, description="correlation ρ",
-                             **common),
+        "mean_u": slider("mean of u", 0.0, u0, u1, step=0.005),
+        "mean_v": slider("mean of v", 0.0, v0, v1, step=0.01),
+        "sd_u": slider("s.d. of u", 0.1, sd_lo, sd_hi, step=0.02, log=True),
+        "sd_v": slider("s.d. of v", 0.5, sd_lo, sd_hi, step=0.02, log=True),
+        "rho": slider("correlation ρ", 0.0, -RHO_MAX, RHO_MAX, step=0.001),
         "snap": w.Dropdown(options=[("custom (sliders)", "custom"), ("Laplace", "laplace"),
                                     ("KL, diagonal", "diagonal"), ("KL, full", "full")],
-                           value="custom", description="snap Q to", style=style),
+                           value="custom", description="snap Q to", style={"description_width": "initial"}),
     }
 
 
@@ -190,13 +190,13 @@ class BoundPanel(FigurePanel):
         Default :func:`make_toy` (α = 0.2, β = 100).
     """
 
+    dpi = _PANEL_DPI
+
     def __init__(self, post: ToyPosterior | None = None):
         self.post = make_toy() if post is None else post
         self.fits: ToyFits = fit_all(self.post)
-        self._holding = False
         grid = self.post.grid(n=121)
         fig, (ax, bx) = new_figure(10.0, 4.2, ncols=2, gridspec_kw={"width_ratios": [1.25, 1.0]})
-        fig.set_dpi(PANEL_DPI)
         self.ax, self.bx = ax, bx
         plot_posterior_contours(ax, grid)
         for key in ("laplace", "diagonal", "full"):
@@ -218,33 +218,22 @@ class BoundPanel(FigurePanel):
         if name not in ("laplace", "diagonal", "full"):
             raise ValueError(f"name must be 'laplace', 'diagonal' or 'full', got {name!r}")
         fit = getattr(self.fits, name)
-        values = sliders_from_gaussian(fit.mean, fit.cov)
-        self._holding = True
-        try:
-            for key, val in values.items():
+        with self.hold(update=False):
+            for key, val in sliders_from_gaussian(fit.mean, fit.cov).items():
                 self.controls[key].value = val
             self.controls["snap"].value = name
-        finally:
-            self._holding = False
         return self.update() if update else None
 
-    def _on_change(self, change) -> None:
-        if self._holding:
-            return
-        if change["owner"] is self.controls["snap"]:
-            if change["new"] != "custom":
-                self.snap(change["new"])
-            return
-        if self.controls["snap"].value != "custom":
-            self._holding = True
-            try:
-                self.controls["snap"].value = "custom"
-            finally:
-                self._holding = False
-        self.update()
+    def link_controls(self, name: str, value) -> None:
+        """The ``snap`` selector moves the sliders to its solution; a moved slider makes Q "custom"."""
+        if name == "snap":
+            if value != "custom":
+                self.snap(value, update=False)
+        else:
+            self.controls["snap"].value = "custom"
 
     # -- FigurePanel ---------------------------------------------------------
-    def compute(self, mean_u, mean_v, sd_u, sd_v, rho, snap):
+    def compute(self, mean_u, mean_v, sd_u, sd_v, rho, snap) -> BoundDecomposition:
         mean, cov = gaussian_from_sliders(mean_u, mean_v, sd_u, sd_v, rho)
         return bound_decomposition(self.post, mean, cov)
 
@@ -369,6 +358,36 @@ def trajectories_figure(comp: HyperparameterComparison):
     return fig
 
 
+@dataclass(frozen=True)
+class IterationState:
+    """What one step of :class:`HyperIterationPanel` computed: iteration ``i`` of one method.
+
+    Attributes
+    ----------
+    method : str
+        ``"ensemble"`` (Gamma hyperpriors, full Q) or ``"evidence"`` (MacKay's re-estimation).
+    i : int
+        The iteration shown.
+    run : HyperparameterRun or EvidenceRun
+        The method's whole run.
+    grid : PosteriorGrid
+        The exact posterior at that iteration's α, β.
+    alpha, beta : float
+        The hyperparameters at iteration ``i``.
+    mean, cov : ndarray
+        The Gaussian fitted there (ensemble: Q_i; evidence: Laplace's N(w_MP, A⁻¹)).
+    """
+
+    method: str
+    i: int
+    run: HyperparameterRun | EvidenceRun
+    grid: PosteriorGrid
+    alpha: float
+    beta: float
+    mean: np.ndarray
+    cov: np.ndarray
+
+
 class HyperIterationPanel(FigurePanel):
     """A slider over the iterations: posterior at (α_i, β_i), the fitted Gaussian, bound and evidence.
 
@@ -384,6 +403,8 @@ class HyperIterationPanel(FigurePanel):
         Default :func:`compare_hyperparameters` with a small grid.
     """
 
+    dpi = _PANEL_DPI
+
     def __init__(self, comp: HyperparameterComparison | None = None):
         self.comp = compare_hyperparameters(n_grid=5) if comp is None else comp
         post = self.comp.posterior
@@ -393,7 +414,6 @@ class HyperIterationPanel(FigurePanel):
         exts = np.abs(np.array(exts)).max(axis=0)
         self.extent = (-exts[1], exts[1], -exts[3], exts[3])
         fig, (ax, bx) = new_figure(9.0, 3.6, ncols=2)
-        fig.set_dpi(PANEL_DPI)
         self.ax, self.bx = ax, bx
         self._grids = {}
         self._contours = []
@@ -413,29 +433,21 @@ class HyperIterationPanel(FigurePanel):
                                                ("MacKay evidence (Laplace)", "evidence")],
                                       value="ensemble", description="method"),
             # the slider spans the chosen method's iterations (no dead zone past its last one)
-            "iteration": w.IntSlider(value=0, min=0, max=self.comp.ensemble.n_iter - 1,
-                                     description="iteration", continuous_update=False),
+            "iteration": self.slider("iteration", 0, 0, int(self.comp.ensemble.n_iter) - 1),
         }
-        self._holding = False
         # draw a representative state first: the base class lays the figure out once
         self.draw(self.compute("ensemble", 0))
         super().__init__(controls, fig, columns=2)
 
-    def _on_change(self, change) -> None:
-        if self._holding:
-            return
-        if change["owner"] is self.controls["method"] and change["new"] in ("ensemble", "evidence"):
-            run = self.comp.ensemble if change["new"] == "ensemble" else self.comp.evidence
+    def link_controls(self, name: str, value) -> None:
+        """A new method clamps the iteration slider to that method's iterations."""
+        if name == "method" and value in ("ensemble", "evidence"):
+            run = self.comp.ensemble if value == "ensemble" else self.comp.evidence
             ctl = self.controls["iteration"]
-            self._holding = True  # a clamped value must not redraw with the old method
-            try:
-                ctl.value = min(ctl.value, run.n_iter - 1)
-                ctl.max = run.n_iter - 1
-            finally:
-                self._holding = False
-        super()._on_change(change)
+            ctl.value = min(ctl.value, run.n_iter - 1)
+            ctl.max = run.n_iter - 1
 
-    def compute(self, method, iteration):
+    def compute(self, method, iteration) -> IterationState:
         if method not in ("ensemble", "evidence"):
             raise ValueError(f"method must be 'ensemble' or 'evidence', got {method!r}")
         run = self.comp.ensemble if method == "ensemble" else self.comp.evidence
@@ -444,22 +456,19 @@ class HyperIterationPanel(FigurePanel):
         if key not in self._grids:  # memoised: a revisited iteration costs only the redraw
             post = self.comp.posterior.with_hyperparameters(alpha=run.alpha[i], beta=run.beta[i])
             self._grids[key] = post.grid(n=71, extent=self.extent)
-        return {"method": method, "i": i, "run": run, "grid": self._grids[key],
-                "alpha": float(run.alpha[i]), "beta": float(run.beta[i]),
-                "mean": run.means[i], "cov": run.covs[i]}
+        return IterationState(method, i, run, self._grids[key], float(run.alpha[i]), float(run.beta[i]),
+                              run.means[i], run.covs[i])
 
-    def draw(self, s) -> None:
-        for c in self._contours:
-            c.remove()
-        self._contours = plot_posterior_contours(self.ax, s["grid"])
-        color = COLORS["full"] if s["method"] == "ensemble" else COLORS["laplace"]
-        update_gaussian_ellipses(self._gauss, s["mean"], s["cov"])
+    def draw(self, s: IterationState) -> None:
+        self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, s.grid))
+        color = COLORS["full"] if s.method == "ensemble" else COLORS["laplace"]
+        update_gaussian_ellipses(self._gauss, s.mean, s.cov)
         for a in self._gauss:
             a.set_color(color)
-        self._title.set_text(f"iteration {s['i']}: α = {s['alpha']:.4g}, β = {s['beta']:.4g}")
-        run = s["run"]
+        self._title.set_text(f"iteration {s.i}: α = {s.alpha:.4g}, β = {s.beta:.4g}")
+        run = s.run
         it = np.arange(run.n_iter)
-        if s["method"] == "ensemble":
+        if s.method == "ensemble":
             series = {"bound_full": (run.bound, "F[Q,R,S] (full bound)"),
                       "bound_q": (run.bound_q, "F[Q] at (ᾱ, β̄)"),
                       "exact": (run.log_evidence, "ln P(D|α,β) exact"),
@@ -472,9 +481,8 @@ class HyperIterationPanel(FigurePanel):
         for key, (y, label) in series.items():
             self._lines[key].set_data(it, y)
             self._lines[key].set_label(label or "_hidden")
-        self._legend.remove()
-        self._legend = self.bx.legend(loc="lower right")
-        self._marker.set_xdata([s["i"], s["i"]])
+        (self._legend,) = self.replace_artists([self._legend], lambda: [self.bx.legend(loc="lower right")])
+        self._marker.set_xdata([s.i, s.i])
         ys = np.concatenate([y for y, _ in series.values()])
         ys = ys[np.isfinite(ys)]
         lo, hi = float(ys.min()), float(ys.max())
@@ -483,16 +491,16 @@ class HyperIterationPanel(FigurePanel):
         self.bx.set_ylim(lo - pad, hi + pad)
         self.bx.set_title("bound and log evidence per iteration")
 
-    def format_readout(self, s) -> str:
-        run, i = s["run"], s["i"]
-        if s["method"] == "ensemble":
+    def format_readout(self, s: IterationState) -> str:
+        run, i = s.run, s.i
+        if s.method == "ensemble":
             extra = (f"F[Q,R,S] = {run.bound[i]:.5f}, F[Q] = {run.bound_q[i]:.5f}, "
                      f"KL(Q‖P) = {run.kl[i]:.5f}")
         else:
             extra = f"γ = {run.gamma[i]:.4f}, Laplace ln P(D) (20) = {run.log_evidence[i]:.5f}"
         return html.escape(
-            f"iteration {i} of {run.n_iter - 1}: α = {s['alpha']:.5g}, β = {s['beta']:.5g}; "
-            f"exact ln P(D|α,β) = {(run.log_evidence if s['method'] == 'ensemble' else run.log_evidence_exact)[i]:.5f}; "
+            f"iteration {i} of {run.n_iter - 1}: α = {s.alpha:.5g}, β = {s.beta:.5g}; "
+            f"exact ln P(D|α,β) = {(run.log_evidence if s.method == 'ensemble' else run.log_evidence_exact)[i]:.5f}; "
             + extra
         )
 
@@ -520,9 +528,7 @@ def write_figures(outdir) -> list[Path]:
     """Write ``bound_fig1.png`` and ``hyperparameter_trajectories.png`` into ``outdir``."""
     outdir = Path(outdir)
     fig, _ = bound_figure()
-    p1 = outdir / "bound_fig1.png"
-    p1.write_bytes(figure_png(fig))
+    p1 = save_figure(fig, outdir / "bound_fig1.png")
     comp = compare_hyperparameters()
-    p2 = outdir / "hyperparameter_trajectories.png"
-    p2.write_bytes(figure_png(trajectories_figure(comp)))
+    p2 = save_figure(trajectories_figure(comp), outdir / "hyperparameter_trajectories.png")
     return [p1, p2]

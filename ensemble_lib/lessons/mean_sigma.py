@@ -14,21 +14,17 @@ the maths is in :mod:`ensemble_lib.models.mackay_gaussian`.
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import ipywidgets as w
 import numpy as np
 from scipy import special
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.ticker import MaxNLocator
 
 from ..models.mackay_gaussian import FIG1, EnsembleIterate, EnsembleRun, MacKayGaussian
-from ..ui.plotting import COLORS, figure_png, new_figure
+from ..ui.plotting import COLORS, new_figure, save_figure
 from ..ui.panel import FigurePanel
 
 #: Slider ranges of :class:`EnsemblePanel` (every value gives finite results).
@@ -245,13 +241,9 @@ def iterations_figure(model: MacKayGaussian = FIG1, beta0: float = DEFAULTS["bet
 def write_figures(outdir) -> list[Path]:
     """Write ``mackay_fig1a.png``, ``mackay_fig1b.png`` and ``mackay_iterations.png`` into ``outdir``."""
     outdir = Path(outdir)
-    out = []
-    for name, fig in (("mackay_fig1a.png", fig1a_figure()), ("mackay_fig1b.png", fig1b_figure()),
-                      ("mackay_iterations.png", iterations_figure())):
-        p = outdir / name
-        p.write_bytes(figure_png(fig))
-        out.append(p)
-    return out
+    return [save_figure(fig, outdir / name)
+            for name, fig in (("mackay_fig1a.png", fig1a_figure()), ("mackay_fig1b.png", fig1b_figure()),
+                              ("mackay_iterations.png", iterations_figure()))]
 
 
 # ---------------------------------------------------------------------------
@@ -259,20 +251,13 @@ def write_figures(outdir) -> list[Path]:
 # ---------------------------------------------------------------------------
 
 def _controls():
-    st = {"description_width": "initial"}
+    slider = FigurePanel.slider
     return {
-        "k": w.IntSlider(value=DEFAULTS["k"], min=K_RANGE[0], max=K_RANGE[1], description="sweep k",
-                         style=st, continuous_update=False),
-        "N": w.IntSlider(value=DEFAULTS["N"], min=N_RANGE[0], max=N_RANGE[1], description="data points N",
-                         style=st, continuous_update=False),
-        "xbar": w.FloatSlider(value=DEFAULTS["xbar"], min=XBAR_RANGE[0], max=XBAR_RANGE[1], step=0.1,
-                              description="sample mean x̄", style=st, continuous_update=False),
-        "S": w.FloatLogSlider(value=DEFAULTS["S"], base=10, min=math.log10(S_RANGE[0]),
-                              max=math.log10(S_RANGE[1]), step=0.05, description="S = Σ(x − x̄)²",
-                              style=st, continuous_update=False),
-        "beta0": w.FloatLogSlider(value=DEFAULTS["beta0"], base=10, min=math.log10(BETA0_RANGE[0]),
-                                  max=math.log10(BETA0_RANGE[1]), step=0.05, description="start β̄₀",
-                                  style=st, continuous_update=False),
+        "k": slider("sweep k", DEFAULTS["k"], *K_RANGE),
+        "N": slider("data points N", DEFAULTS["N"], *N_RANGE),
+        "xbar": slider("sample mean x̄", DEFAULTS["xbar"], *XBAR_RANGE, step=0.1),
+        "S": slider("S = Σ(x − x̄)²", DEFAULTS["S"], *S_RANGE, step=0.05, log=True),
+        "beta0": slider("start β̄₀", DEFAULTS["beta0"], *BETA0_RANGE, step=0.05, log=True),
     }
 
 
@@ -297,35 +282,6 @@ class EnsembleState:
     it: EnsembleIterate
 
 
-class _BlitCanvas(FigureCanvasAgg):
-    """An Agg canvas that redraws only the panel's changing artists over a cached background.
-
-    Artists marked ``animated`` are skipped by a normal draw; the first draw after
-    the layout is frozen is cached, and later draws restore it and draw
-    ``dynamic()`` on top. The PNG is identical in content to a full redraw.
-    """
-
-    def __init__(self, figure, dynamic):
-        super().__init__(figure)
-        self._dynamic = dynamic
-        self._background = None
-
-    def _layout_frozen(self) -> bool:
-        eng = self.figure.get_layout_engine()
-        return eng is None or isinstance(eng, PlaceHolderLayoutEngine)
-
-    def draw(self):
-        if self._background is None or not self._layout_frozen():
-            super().draw()
-            if self._layout_frozen():
-                self._background = self.copy_from_bbox(self.figure.bbox)
-        else:
-            self.restore_region(self._background)
-        renderer = self.get_renderer()
-        for a in self._dynamic():
-            a.draw(renderer)
-
-
 #: fixed y-ranges of the panel's log plots (cover every slider value)
 _ERR_YLIM = (_FLOOR / 3, 1e6)
 _KL_YLIM = (3e-3, 3e3)
@@ -340,6 +296,9 @@ class EnsemblePanel(FigurePanel):
     circled, with F_k and ln P(D). The readout lists β̄, 1/β̄, σ_{μ|D}, F, KL
     and ln P(D) for sweep k, and the limits S/(N−1) and S/N.
     """
+
+    #: only the contours, the left plot's axes and title, and the lines and marks are redrawn
+    blit = True
 
     def __init__(self):
         fig, axes = new_figure(11.0, 3.6, ncols=3, width_ratios=[1.15, 1, 1])
@@ -376,12 +335,10 @@ class EnsemblePanel(FigurePanel):
         self._lines = [self._err_line, self._ref_line, self._err_mark, self._kl_line, self._kl_mark,
                        self._kl_text]
         self._axis_parts = [self.ax_q.xaxis, self.ax_q.yaxis, self.ax_q.title]
-        for a in self._lines + self._axis_parts:
-            a.set_animated(True)
-        _BlitCanvas(fig, self._dynamic_artists)
         super().__init__(_controls(), fig)
 
-    def _dynamic_artists(self):
+    def animated_artists(self) -> list:
+        """What a step changes: the contours, the left plot's axes and title, the lines and marks."""
         return [*self._contours, *self._axis_parts, *self._lines]
 
     def compute(self, k, N, xbar, S, beta0):
@@ -391,11 +348,8 @@ class EnsemblePanel(FigurePanel):
         return EnsembleState(model, run, conj, run[k])
 
     def draw(self, st: EnsembleState) -> None:
-        for c in self._contours:
-            c.remove()
-        self._contours = plot_ensemble_contours(self.ax_q, st.model, st.it, n=51)
-        for c in self._contours:
-            c.set_animated(True)
+        self._contours = self.replace_artists(
+            self._contours, lambda: plot_ensemble_contours(self.ax_q, st.model, st.it, n=51))
         ks = np.arange(len(st.run))
         err = np.clip(_rel_error(st.run), *_ERR_YLIM)
         self._err_line.set_data(ks, err)
@@ -414,17 +368,16 @@ class EnsemblePanel(FigurePanel):
             ("start β̄₀ (sweep 0)", f"{st.run[0].beta_bar:.6g}"),
             ("β̄_k", f"{it.beta_bar:.6g}"),
             ("1/β̄_k", f"{1 / it.beta_bar:.6g}"),
-            ("S/(N−1) = σ²_(N−1) (eq. 19)", f"{m.sigma_N1 ** 2:.6g}"),
+            ("S/(N−1) = σ²_(N−1) (MacKay-E (19))", f"{m.sigma_N1 ** 2:.6g}"),
             ("S/N = σ²_N (conjugate limit)", f"{m.sigma_N ** 2:.6g}"),
             ("conjugate 1/β̄_k", f"{1 / st.conjugate[it.k].beta_bar:.6g}"),
             ("Q_μ = Normal(x̄, σ²_(μ|D)): mean x̄", f"{it.m:.6g}"),
             ("σ_(μ|D) = 1/√(Nβ̄_k)", f"{math.sqrt(it.sigma_mu2):.6g}"),
-            ("free energy F_k (eq. 17)", f"{it.free_energy:.6g}"),
+            ("free energy F_k (MacKay-E (17))", f"{it.free_energy:.6g}"),
             ("KL(Q_k‖P)", f"{it.kl:.6g}"),
             ("ln P(D)", f"{st.run.log_evidence:.6g}"),
         ]
-        body = "".join(f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td></tr>" for a, b in rows)
-        return f"<table>{body}</table>"
+        return self.readout_table(rows)
 
 
 __all__ = [

@@ -25,7 +25,7 @@ from ..inference.network_fits import (CollapsedBound, fit_ensemble, fit_evidence
                                       laplace_error_bars, symmetry_factor)
 from ..models.network import NetworkPosterior
 from ..ui.panel import FigurePanel
-from ..ui.plotting import figure_png
+from ..ui.plotting import replace_artists, save_figure
 
 #: slider ranges of :class:`Network1DPanel`
 H_RANGE = (1, 4)
@@ -88,7 +88,8 @@ def _best_mode(post, rng, n_starts: int = 4):
 
 
 def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
-             prior: GammaHyperprior | None = None, n_grid: int = 121) -> DemoState:
+             prior: GammaHyperprior | None = None, n_grid: int = 121,
+             rng: np.random.Generator | None = None) -> DemoState:
     """Fit the 1-D demo: ensemble Q (diagonal for s = 0, else factor s) and Laplace.
 
     With ``adapt`` the hyperparameters are inferred (ensemble: Gamma
@@ -96,7 +97,8 @@ def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
     re-estimation via :func:`fit_evidence`) and ``alpha`` is ignored;
     otherwise both use the given α and β = 1/0.1². Error bars are one
     predictive standard deviation: ensemble ``√(⟨f²⟩ − ⟨f⟩² + 1/β̄)``,
-    Laplace ``√(gᵀA⁻¹g + 1/β)`` (MacKay §5.2).
+    Laplace ``√(gᵀA⁻¹g + 1/β)`` (MacKay §5.2). ``rng`` draws the mode search's random
+    restarts; None means a fresh ``numpy.random.default_rng(0)``, the stream of the notebooks' numbers.
     """
     from ..models.network import add_bias
 
@@ -113,22 +115,22 @@ def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if adapt:
-            ev = fit_evidence(post, np.random.default_rng(0), n_restarts=4)
+            ev = fit_evidence(post, np.random.default_rng(0) if rng is None else rng, n_restarts=4)
             st = ev.final
             w_mp, A, la, lb = st.mean, st.hessian, st.alpha, st.beta
             lap_le = float(st.log_evidence)
             Ainv = st.cov
-            start = [(w_mp, np.diag(1.0 / np.diag(A)))]
+            start = [st.diagonal_start()]
             fit = fit_ensemble(post, prior, "diagonal", init=start, maxiter=1000)
             if rank:
                 fit = fit_ensemble(post, prior, family, rank, warm=fit, gtol=1e-5, maxiter=300)
             ea, eb, F = fit.alpha, fit.beta, fit.bound
             lap_F = CollapsedBound(post, prior).bound(w_mp, Ainv)
         else:
-            lap = _best_mode(post, np.random.default_rng(0))
+            lap = _best_mode(post, np.random.default_rng(0) if rng is None else rng)
             w_mp, A, la, lb, Ainv = lap.mean, lap.hessian, alpha, DEMO_BETA, lap.cov
             lap_le = float(lap.log_evidence_laplace + math.log(symmetry_factor(n_hidden)))
-            start = [(w_mp, np.diag(1.0 / np.diag(A)))]
+            start = [lap.diagonal_start()]
             fit = fit_family(post, "diagonal", init=start, maxiter=1000)
             if rank:
                 fit = fit_family(post, family, rank, warm=fit, gtol=1e-5, maxiter=300)
@@ -154,7 +156,7 @@ class _DemoPlot:
         self.c_ens, self.c_lap = COLORS["factor"], COLORS["laplace"]
         ax.plot(x, t, "o", color="0.2", ms=4, label="data", zorder=5)
         (self.ens_line,) = ax.plot([], [], color=self.c_ens, lw=2, label="ensemble ⟨f(x)⟩")
-        self.band = None
+        self.band = []
         (self.lap_line,) = ax.plot([], [], color=self.c_lap, lw=1.5, ls="--", label="Laplace f(x, w_MP)")
         (self.lap_hi,) = ax.plot([], [], color=self.c_lap, lw=1, ls=":", label="Laplace ± 2 s.d.")
         (self.lap_lo,) = ax.plot([], [], color=self.c_lap, lw=1, ls=":")
@@ -167,10 +169,9 @@ class _DemoPlot:
     def update(self, s: DemoState):
         xg = s.x_grid
         self.ens_line.set_data(xg, s.ens_mean)
-        if self.band is not None:
-            self.band.remove()
-        self.band = self.ax.fill_between(xg, s.ens_mean - 2 * s.ens_sd, s.ens_mean + 2 * s.ens_sd,
-                                         color=self.c_ens, alpha=0.2, lw=0, label="ensemble ± 2 s.d.")
+        self.band = replace_artists(self.band, lambda: [self.ax.fill_between(
+            xg, s.ens_mean - 2 * s.ens_sd, s.ens_mean + 2 * s.ens_sd, color=self.c_ens, alpha=0.2, lw=0,
+            label="ensemble ± 2 s.d.")])
         self.lap_line.set_data(xg, s.lap_mean)
         self.lap_hi.set_data(xg, s.lap_mean + 2 * s.lap_sd)
         self.lap_lo.set_data(xg, s.lap_mean - 2 * s.lap_sd)
@@ -198,7 +199,7 @@ def demo_figure(state: DemoState | None = None, data=None):
 def format_demo_readout(s: DemoState) -> str:
     """Plain-text readout of a :class:`DemoState` (the panel escapes it)."""
     text = (f"ensemble: alpha = {s.ens_alpha:.4g}, beta = {s.ens_beta:.4g}, bound F = {s.bound:.3f}; "
-            f"Laplace: alpha = {s.lap_alpha:.4g}, beta = {s.lap_beta:.4g}, ln P(D) (eq. 20) = "
+            f"Laplace: alpha = {s.lap_alpha:.4g}, beta = {s.lap_beta:.4g}, ln P(D) (MacKay (20)) = "
             f"{s.lap_log_evidence:.3f}, bound of N(w_MP, A^-1) = {s.lap_bound:.3f}; "
             f"error bar at x = 0 (in the gap): ensemble {s.ens_sd[s.x_grid.size // 2]:.3f}, "
             f"Laplace {s.lap_sd[s.x_grid.size // 2]:.3f}")
@@ -219,6 +220,9 @@ class Network1DPanel(FigurePanel):
         Default :func:`demo_data`.
     """
 
+    #: fewer pixels: faster steps
+    dpi = 80
+
     def __init__(self, data=None):
         import ipywidgets as w
 
@@ -227,18 +231,13 @@ class Network1DPanel(FigurePanel):
         self.x, self.t = demo_data() if data is None else data
         self._memo: dict = {}
         fig, ax = new_figure(7.0, 3.8)
-        fig.set_dpi(80)
         self.plot = _DemoPlot(ax, self.x, self.t)
         d = DEMO_DEFAULTS
-        common = dict(continuous_update=False, style={"description_width": "initial"})
+        a_lo, a_hi = 10.0 ** LOG10_ALPHA_RANGE[0], 10.0 ** LOG10_ALPHA_RANGE[1]
         controls = {
-            "n_hidden": w.IntSlider(value=d["n_hidden"], min=H_RANGE[0], max=H_RANGE[1],
-                                    description="hidden units H", **common),
-            "rank": w.IntSlider(value=d["rank"], min=S_RANGE[0], max=S_RANGE[1],
-                                description="factors s (0 = diagonal)", **common),
-            "alpha": w.FloatLogSlider(value=d["alpha"], base=10, min=LOG10_ALPHA_RANGE[0],
-                                      max=LOG10_ALPHA_RANGE[1], step=0.25,
-                                      description="prior precision α", **common),
+            "n_hidden": self.slider("hidden units H", d["n_hidden"], *H_RANGE),
+            "rank": self.slider("factors s (0 = diagonal)", d["rank"], *S_RANGE),
+            "alpha": self.slider("prior precision α", d["alpha"], a_lo, a_hi, step=0.25, log=True),
             "adapt": w.Checkbox(value=d["adapt"], description="adapt hyperparameters α, β"),
         }
         self.draw(self.compute(**{k: c.value for k, c in controls.items()}))
@@ -266,6 +265,4 @@ class Network1DPanel(FigurePanel):
 def write_figures(outdir) -> list[Path]:
     """Write ``network_1d_demo.png`` into ``outdir``."""
     fig, _ = demo_figure()
-    p1 = Path(outdir) / "network_1d_demo.png"
-    p1.write_bytes(figure_png(fig))
-    return [p1]
+    return [save_figure(fig, Path(outdir) / "network_1d_demo.png")]

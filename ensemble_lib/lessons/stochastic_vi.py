@@ -1,6 +1,6 @@
 """Lesson 5: deterministic vs stochastic VI on the toy of Barber & Bishop (1998), §2–2.1.
 
-The same objective, KL(Q‖P) of eq. (16) over Gaussians Q (eqs 17–20), fitted two ways:
+The same objective, KL(Q‖P) of B&B (16) over Gaussians Q (B&B (17)–(20)), fitted two ways:
 
 * by :func:`~ensemble_lib.kl_fit.kl_fit`: exact expectations by Gauss–Hermite
   quadrature and exact gradients, BFGS plus a polish (deterministic);
@@ -24,7 +24,6 @@ Code names: ``step_size`` = a, ``n_samples`` = S, ``tau`` = τ, ``kappa`` = κ,
 
 from __future__ import annotations
 
-import html
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,7 @@ from matplotlib.ticker import NullLocator
 
 from .. import _validation as check
 from ..inference.kl_fit import KLFit, kl_fit
-from ..ui.plotting import figure_png, new_figure
+from ..ui.plotting import new_figure, save_figure
 from ..inference.svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..ui.panel import FigurePanel
@@ -227,16 +226,14 @@ def comparison_figures(comp: SVIComparison):
 def _controls():
     style = {"description_width": "initial"}
     return {
-        "step_size": w.FloatLogSlider(value=DEFAULT_STEP, base=10, min=np.log10(STEP_RANGE[0]),
-                                      max=np.log10(STEP_RANGE[1]), step=0.1, description="step size a",
-                                      readout_format=".3f", style=style, continuous_update=False),
+        "step_size": FigurePanel.slider("step size a", DEFAULT_STEP, *STEP_RANGE, step=0.1, log=True,
+                                        readout_format=".3f"),
         "n_samples": w.SelectionSlider(options=list(SAMPLE_OPTIONS), value=1, description="samples S",
                                        style=style, continuous_update=False),
         "schedule": w.ToggleButtons(options=list(SCHEDULES), value="fixed", description="schedule",
                                     style=style),
         "family": w.ToggleButtons(options=list(SVI_FAMILIES), value="full", description="Q", style=style),
-        "seed": w.IntSlider(value=0, min=SEED_RANGE[0], max=SEED_RANGE[1], description="seed of the draws",
-                            style=style, continuous_update=False),
+        "seed": FigurePanel.slider("seed of the draws", 0, *SEED_RANGE),
     }
 
 
@@ -280,7 +277,7 @@ class SVIExplorer(FigurePanel):
         self._title = ax1.set_title(" ")
         super().__init__(_controls(), fig)
 
-    def compute(self, step_size, n_samples, schedule, family, seed):
+    def compute(self, step_size, n_samples, schedule, family, seed) -> SVIHistory:
         seed = check.integer("seed", seed, low=0)
         h = svi_fit(self.post, family, rng=np.random.default_rng(seed), n_samples=n_samples,
                     step_size=step_size, schedule=schedule, n_iter=PANEL_N_ITER, tau=DEFAULT_TAU,
@@ -312,8 +309,7 @@ class SVIExplorer(FigurePanel):
             ("wall time: SVI steps / exact fit", f"{h.time_s[-1] * 1e3:.0f} ms / "
                                                   f"{self.exact_seconds[h.family] * 1e3:.0f} ms"),
         ]
-        body = "".join(f"<tr><td>{html.escape(a)}</td><td>{b}</td></tr>" for a, b in rows)
-        return f"<table>{body}</table>"
+        return self.readout_table(rows)
 
 
 # ---------------------------------------------------------------------------
@@ -334,9 +330,7 @@ def write_figures(outdir) -> list[Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     comp = run_comparison(rng=np.random.default_rng(FIGURE_SEED))
     fig1, _ = comparison_figures(comp)
-    p1 = outdir / "svi_kl_vs_iteration.png"
-    p1.write_bytes(figure_png(fig1))
-    return [p1]
+    return [save_figure(fig1, outdir / "svi_kl_vs_iteration.png")]
 
 
 def write_timing_figures(outdir) -> list[Path]:
@@ -345,9 +339,7 @@ def write_timing_figures(outdir) -> list[Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     comp = run_comparison(rng=np.random.default_rng(FIGURE_SEED))
     _, fig2 = comparison_figures(comp)
-    p2 = outdir / "svi_kl_vs_time.png"
-    p2.write_bytes(figure_png(fig2))
-    return [p2]
+    return [save_figure(fig2, outdir / "svi_kl_vs_time.png")]
 
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Lesson 1: the toy posterior of Barber & Bishop (1998) Fig. 2 — Laplace vs KL fits.
 
-* :func:`fit_all` fits Laplace (eqs 9–12), the diagonal and the full KL
-  Gaussians (§2.1) and a factor-analysis Gaussian (eq. 26) to one posterior;
+* :func:`fit_all` fits Laplace (B&B (9)–(12)), the diagonal and the full KL
+  Gaussians (§2.1) and a factor-analysis Gaussian (B&B (26)) to one posterior;
 * :data:`PAPER_PRESET` is a documented "paper-like" setting: the paper's data
   (6 points, x ~ U(−2, 2), t = −2.5σ(−0.13x) + noise of s.d. 0.1, so β = 100)
   were never published, nor was α; the preset's seed and α were chosen by
@@ -20,16 +20,14 @@ parameters (u, v) = (−0.13, −2.5) for display.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
-import ipywidgets as w
 import numpy as np
 
 from ..models.erf_network import TOY_N, TOY_NOISE_SD, TOY_V_TRUE
 from ..inference.laplace import laplace_fit
-from ..ui.plotting import (COLORS, LABELS, figure_png, new_figure, plot_gaussian_ellipses,
-                           plot_posterior_contours, update_gaussian_ellipses)
+from ..ui.plotting import (COLORS, LABELS, new_figure, plot_gaussian_ellipses,
+                           plot_posterior_contours, save_figure, update_gaussian_ellipses)
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
 from .._progress import report
@@ -155,21 +153,14 @@ def plot_kl_table(ax, rows: list[dict]):
 # ---------------------------------------------------------------------------
 
 def _controls():
-    style = {"description_width": "initial"}
+    slider = FigurePanel.slider
     return {
-        "alpha": w.FloatLogSlider(value=PAPER_PRESET["alpha"], base=10, min=np.log10(ALPHA_RANGE[0]),
-                                  max=np.log10(ALPHA_RANGE[1]), step=0.05, description="prior precision α",
-                                  style=style, continuous_update=False),
-        "noise_sd": w.FloatLogSlider(value=PAPER_PRESET["noise_sd"], base=10,
-                                     min=np.log10(NOISE_SD_RANGE[0]), max=np.log10(NOISE_SD_RANGE[1]),
-                                     step=0.05, description="noise s.d. (β = 1/s.d.²)", style=style,
-                                     continuous_update=False),
-        "n": w.IntSlider(value=PAPER_PRESET["n"], min=N_RANGE[0], max=N_RANGE[1], description="data points N",
-                         style=style, continuous_update=False),
-        "seed": w.IntSlider(value=PAPER_PRESET["seed"], min=SEED_RANGE[0], max=SEED_RANGE[1],
-                            description="data seed", style=style, continuous_update=False),
-        "rank": w.IntSlider(value=1, min=0, max=1, description="factor rank s (eq. 26)", style=style,
-                            continuous_update=False),
+        "alpha": slider("prior precision α", PAPER_PRESET["alpha"], *ALPHA_RANGE, step=0.05, log=True),
+        "noise_sd": slider("noise s.d. (β = 1/s.d.²)", PAPER_PRESET["noise_sd"], *NOISE_SD_RANGE,
+                           step=0.05, log=True),
+        "n": slider("data points N", PAPER_PRESET["n"], *N_RANGE),
+        "seed": slider("data seed", PAPER_PRESET["seed"], *SEED_RANGE),
+        "rank": slider("factor rank s (B&B (26))", 1, 0, 1),
     }
 
 
@@ -201,10 +192,8 @@ class ToyExplorer(FigurePanel):
         return fit_all(make_posterior(seed, alpha, noise_sd, n), rank=rank)
 
     def draw(self, fits: ToyFits) -> None:
-        for c in self._contours:
-            c.remove()
         grid = fits.posterior.grid(n=101)
-        self._contours = plot_posterior_contours(self.ax, grid)
+        self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, grid))
         for key in ("laplace", "diagonal", "full", "factor"):
             fit = getattr(fits, key)
             update_gaussian_ellipses(self._ellipses[key], fit.mean, fit.cov, n_sigmas=(1, 2))
@@ -216,11 +205,9 @@ class ToyExplorer(FigurePanel):
     def format_readout(self, fits: ToyFits) -> str:
         rows = [("Laplace", fits.laplace), ("KL, diagonal", fits.diagonal), ("KL, full", fits.full),
                 (f"KL, factor s={fits.factor.rank}", fits.factor)]
-        body = "".join(
-            f"<tr><td>{html.escape(name)}</td><td>{f.kl:.3f}</td><td>{f.bound:.3f}</td></tr>"
-            for name, f in rows)
-        return (f"<table><tr><th>Q</th><th>KL(Q‖P)</th><th>bound F[Q]</th></tr>{body}</table>"
-                f"ln P(D | α, β) = {fits.posterior.log_evidence:.3f} (exact, by quadrature)")
+        table = self.readout_table([(name, f"{f.kl:.3f}", f"{f.bound:.3f}") for name, f in rows],
+                                   header=("Q", "KL(Q‖P)", "bound F[Q]"))
+        return table + f"ln P(D | α, β) = {fits.posterior.log_evidence:.3f} (exact, by quadrature)"
 
 
 # ---------------------------------------------------------------------------
@@ -255,13 +242,11 @@ def write_figures(outdir) -> list[Path]:
     """Write the Fig. 2 reproduction and the KL table (PNG + CSV) into ``outdir``."""
     outdir = Path(outdir)
     fig, _ = fig2_figure()
-    p1 = outdir / "toy_fig2.png"
-    p1.write_bytes(figure_png(fig))
+    p1 = save_figure(fig, outdir / "toy_fig2.png")
     rows = kl_table()
     fig, ax = new_figure(6.4, 4.5)
     plot_kl_table(ax, rows)
-    p2 = outdir / "toy_kl_table.png"
-    p2.write_bytes(figure_png(fig))
+    p2 = save_figure(fig, outdir / "toy_kl_table.png")
     p3 = outdir / "toy_kl_table.csv"
     lines = ["alpha,seed,kl_laplace,kl_diagonal,kl_full"]
     lines += [f"{r['alpha']:g},{r['seed']},{r['laplace']:.6g},{r['diagonal']:.6g},{r['full']:.6g}"

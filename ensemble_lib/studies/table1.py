@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _validation as check
+from .._progress import report
 
 from ..inference.hyperparameters import GammaHyperprior
 from ..inference.network_fits import CollapsedBound, EnsembleFit, fit_ensemble, fit_evidence
@@ -57,7 +58,7 @@ class TableConfig:
     prior : GammaHyperprior
         a = 0.25, b = 400, c = 0.05, d = 2000 (the paper's).
     ranks : tuple of int
-        Factor-analysis ranks s fitted besides the diagonal (eq. 26).
+        Factor-analysis ranks s fitted besides the diagonal (B&B (26)).
     full : bool
         Also fit the full covariance.
     n_splits : int
@@ -160,7 +161,7 @@ def run_split(X, y, config: TableConfig, index: int = 0) -> dict:
         "converged": bool(ev.converged), "n_iter": int(ev.n_iter)}}
     laplace_start = [(st.mean, st.cov)]
     prev = fit_ensemble(post, config.prior, "diagonal",
-                        init=[(st.mean, np.diag(1.0 / np.diag(st.hessian)))])
+                        init=[st.diagonal_start()])
     rows["ensemble_diagonal"] = _ensemble_row(prev, post, Xte, split.y_test)
     for r in config.ranks:
         prev = fit_ensemble(post, config.prior, "factor", r, init=laplace_start, warm=prev)
@@ -193,6 +194,12 @@ def summarise(splits: list[dict]) -> dict:
     return out
 
 
+def _split_summary(res: dict) -> str:
+    """One line for a finished split: its time and every method's test MSE."""
+    mse = ", ".join(f"{k} {v['test_mse']:.3f}" for k, v in res["methods"].items())
+    return f"split {res['index']}: {res['seconds']:.0f} s; test MSE {mse}"
+
+
 def run_table(dataset: str = "boston", config: TableConfig | None = None, progress=None) -> dict:
     """The Table-1 study: :func:`run_split` over ``config.n_splits`` splits, summarised.
 
@@ -202,7 +209,8 @@ def run_table(dataset: str = "boston", config: TableConfig | None = None, progre
     config : TableConfig, optional
         Default: the paper's protocol with 10 splits.
     progress : callable, optional
-        Called as ``progress(i, split_result)`` after each split.
+        The library's progress callback, ``progress(done, total, what=None)``, called
+        after each split; ``what`` summarises the split just finished.
 
     Returns
     -------
@@ -220,10 +228,10 @@ def run_table(dataset: str = "boston", config: TableConfig | None = None, progre
     config = TableConfig() if config is None else config
     data = loaders[dataset]()
     splits = []
+    report(progress, 0, config.n_splits)
     for i in range(config.n_splits):
         splits.append(run_split(data.X, data.y, config, i))
-        if progress is not None:
-            progress(i, splits[-1])
+        report(progress, i + 1, config.n_splits, what=_split_summary(splits[-1]))
     return {
         "dataset": dataset,
         "n_samples": data.n_samples,
@@ -342,12 +350,10 @@ def write_figures(outdir) -> list:
     """
     from pathlib import Path
 
-    from ..ui.plotting import figure_png
+    from ..ui.plotting import save_figure
 
-    outdir = Path(outdir)
-    p2 = outdir / "boston_table1.png"
-    p2.write_bytes(figure_png(table_figure(load_table("boston"), load_table("diabetes"))))
-    return [p2]
+    fig = table_figure(load_table("boston"), load_table("diabetes"))
+    return [save_figure(fig, Path(outdir) / "boston_table1.png")]
 
 
 def main(argv=None) -> None:
@@ -373,9 +379,9 @@ def main(argv=None) -> None:
     config = TableConfig(n_train=args.n_train, n_hidden=args.n_hidden, ranks=tuple(args.ranks),
                          n_splits=args.n_splits)
 
-    def progress(i, res):
-        mse = ", ".join(f"{k} {v['test_mse']:.3f}" for k, v in res["methods"].items())
-        print(f"split {i}: {res['seconds']:.0f} s; test MSE {mse}", file=sys.stderr, flush=True)
+    def progress(done, total, what=None):
+        if what:
+            print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
 
     for name in args.datasets:
         result = run_table(name, config, progress)

@@ -8,6 +8,7 @@ is set.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import matplotlib as mpl
 import numpy as np
@@ -66,6 +67,16 @@ def figure_png(fig: Figure, dpi: int | None = None) -> bytes:
     return buf.getvalue()
 
 
+def save_figure(fig: Figure, path) -> Path:
+    """Write ``fig`` as a byte-stable PNG (:func:`figure_png`) to ``path``; return the path.
+
+    Every lesson's ``write_figures`` saves through this one function.
+    """
+    path = Path(path)
+    path.write_bytes(figure_png(fig))
+    return path
+
+
 def fast_png(fig: Figure) -> bytes:
     """Render a figure as it is laid out (no layout pass) to a lightly compressed PNG.
 
@@ -81,6 +92,17 @@ def fast_png(fig: Figure) -> bytes:
         buf, format="png", compress_level=1
     )
     return buf.getvalue()
+
+
+def replace_artists(old, make) -> list:
+    """Remove the artists ``old`` and return the list of those ``make()`` draws in their place.
+
+    For what a step redraws whole (contours, a filled band): the old ones are
+    removed first, so the new ones take the same place in the drawing order.
+    """
+    for a in old:
+        a.remove()
+    return list(make())
 
 
 def plot_posterior_contours(ax, grid, levels: int = 7, filled: bool = True, **kwargs):

@@ -1,0 +1,658 @@
+"""Every interactive panel, taken from the one registry ``ensemble_lib.lessons.PANELS``.
+
+For each registered panel: it is built and shows its controls, figure, readout
+and status line; every control goes to its min and max and back without an
+error; moving a control changes the figure's PNG bytes and the readout; the
+readout reports the state's numbers; a value the library refuses, and a bug,
+show in the status line (never as an exception); ``hold()`` coalesces many
+changes into one update; the state is a frozen dataclass. A test fails if a
+``FigurePanel`` subclass defined in a lesson is not registered, or a registered
+panel has no entry in :data:`SPEC`.
+
+Then the base class's machinery on tiny panels, then what is particular to one
+panel (slider ranges, snapping, linked controls).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import importlib
+import io
+import math
+import pkgutil
+import struct
+from pathlib import Path
+
+import ipywidgets as w
+import numpy as np
+import pytest
+from PIL import Image
+
+import ensemble_lib.lessons
+from ensemble_lib.lessons import PANELS
+from ensemble_lib.ui.panel import FigurePanel
+from ensemble_lib.ui.plotting import figure_png, new_figure, save_figure
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+#: Per registered panel: ``moves``, control changes that each change the figure and the readout
+#: (run in order from the start values); ``readout``, text the readout always shows; ``numbers``,
+#: the state's numbers as the readout prints them; ``bad``, (control, a value the library refuses,
+#: a word of its error message).
+SPEC = {
+    "ToyExplorer": dict(
+        moves=[("alpha", 1.0), ("noise_sd", 0.3), ("n", 12), ("seed", 3), ("rank", 0)],
+        readout="KL(Q‖P)",
+        numbers=lambda s: [f"{s.laplace.kl:.3f}", f"{s.full.bound:.3f}", f"{s.posterior.log_evidence:.3f}"],
+        bad=("alpha", -1.0, "alpha")),
+    "EnsemblePanel": dict(
+        moves=[("k", 4), ("N", 12), ("xbar", -1.5), ("S", 3.0), ("beta0", 20.0), ("k", 0)],
+        readout="KL(Q_k‖P)",
+        numbers=lambda s: [f"{s.it.kl:.6g}", f"{s.model.sigma_N1 ** 2:.6g}", f"{s.run.log_evidence:.6g}"],
+        bad=("N", 1, "N must be an integer")),
+    "BoundPanel": dict(
+        moves=[("mean_u", -0.3), ("mean_v", -1.0), ("sd_u", 0.07), ("sd_v", 0.3), ("rho", -0.5),
+               ("snap", "laplace")],
+        readout="KL(Q‖P)",
+        numbers=lambda s: [f"{s.kl:.6f}", f"{s.bound:.6f}", f"{s.log_evidence:.6f}"],
+        bad=("sd_u", 0.0, "sd_u")),
+    "HyperIterationPanel": dict(
+        moves=[("iteration", 3), ("method", "evidence"), ("iteration", 1), ("method", "ensemble")],
+        readout="exact ln P(D|α,β)",
+        numbers=lambda s: [f"α = {s.alpha:.5g}", f"β = {s.beta:.5g}"],
+        bad=("iteration", -1, "iteration")),
+    "Network1DPanel": dict(
+        moves=[("n_hidden", 1), ("rank", 0), ("adapt", False), ("alpha", 0.1), ("rank", 2), ("n_hidden", 3),
+               ("adapt", True)],
+        readout="error bar at x = 0",
+        numbers=lambda s: [f"alpha = {s.ens_alpha:.4g}", f"bound F = {s.bound:.3f}"],
+        bad=("n_hidden", 0, "n_hidden")),
+    "SVIExplorer": dict(
+        moves=[("step_size", 0.01), ("n_samples", 16), ("schedule", "decaying"), ("family", "diagonal"),
+               ("seed", 3)],
+        readout="quadrature optimum",
+        numbers=lambda s: [f"{s.kl[0]:.4f}", f"{s.final_kl:.4f}", f"{s.tail_kl(0.5):.4f}"],
+        bad=("step_size", -0.1, "step_size")),
+}
+
+_BUILT: dict = {}
+
+
+def _get(name: str) -> FigurePanel:
+    """The registered panel ``name``: built once per test process, then reset to its start values."""
+    if name not in _BUILT:
+        p = PANELS[name][0]()
+        p.update()
+        _BUILT[name] = (p, p.values())
+    p, start = _BUILT[name]
+    for key, value in start.items():  # one by one, in order, so that linked controls follow
+        if p.controls[key].value != value:
+            p.controls[key].value = value
+    p.update()
+    assert p.values() == start and p.last_error is None, (name, p.last_error)
+    return p
+
+
+@pytest.fixture(params=list(PANELS))
+def panel(request) -> FigurePanel:
+    return _get(request.param)
+
+
+def _spec(panel) -> dict:
+    return SPEC[type(panel).__name__]
+
+
+def _choices(ctl) -> list:
+    """The values a control offers, in order (for a slider: its min and max)."""
+    if isinstance(ctl, w.Checkbox):
+        return [False, True]
+    if hasattr(ctl, "options"):
+        return [o[1] if isinstance(o, tuple) else o for o in ctl.options]
+    if isinstance(ctl, w.FloatLogSlider):
+        return [ctl.base ** ctl.min, ctl.base ** ctl.max]
+    return [ctl.min, ctl.max]
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    return struct.unpack(">II", png[16:24])
+
+
+# ---------------------------------------------------------------------------
+# the registry
+# ---------------------------------------------------------------------------
+
+def _panel_classes_defined_in_lessons() -> dict:
+    found = {}
+    for info in pkgutil.iter_modules(ensemble_lib.lessons.__path__):
+        mod = importlib.import_module(f"ensemble_lib.lessons.{info.name}")
+        for obj in vars(mod).values():
+            if isinstance(obj, type) and issubclass(obj, FigurePanel) and obj.__module__ == mod.__name__:
+                found[f"{mod.__name__}.{obj.__name__}"] = obj
+    return found
+
+
+def test_every_panel_defined_in_a_lesson_is_registered():
+    registered = {cls for cls, _ in PANELS.values()}
+    found = _panel_classes_defined_in_lessons()
+    missing = sorted(name for name, cls in found.items() if cls not in registered)
+    assert not missing, f"FigurePanel subclasses missing from ensemble_lib.lessons.PANELS: {missing}"
+    assert len(found) == len(PANELS)
+
+
+def test_registry_names_each_class_and_the_notebook_that_shows_it():
+    for name, (cls, notebook) in PANELS.items():
+        assert issubclass(cls, FigurePanel) and cls.__name__ == name
+        path = NOTEBOOKS / notebook
+        assert path.is_file(), notebook
+        assert f"{name}(" in path.read_text(encoding="utf-8"), f"{notebook} does not build a {name}"
+    assert set(SPEC) == set(PANELS), "every registered panel needs an entry in SPEC (tests/test_panels.py)"
+
+
+@pytest.mark.parametrize("name", list(PANELS))
+def test_a_panel_supplies_only_the_lesson_parts(name):
+    """The machinery (callback, error display, hold, helpers) is the base class's alone."""
+    cls = PANELS[name][0]
+    own = set().union(*(vars(k) for k in cls.__mro__[: cls.__mro__.index(FigurePanel)]))
+    machinery = {"_on_change", "_show_error", "_set_disabled", "update", "hold", "values", "slider",
+                 "readout_table", "replace_artists", "_repr_mimebundle_"}
+    assert not own & machinery, sorted(own & machinery)
+    assert {"compute", "draw", "format_readout"} <= own
+
+
+# ---------------------------------------------------------------------------
+# every registered panel
+# ---------------------------------------------------------------------------
+
+def test_a_built_panel_shows_its_controls_figure_readout_and_status(panel):
+    kids = panel.widget.children
+    assert kids[-3:] == (panel.image, panel.readout, panel.status)
+    assert [c for row in kids[:-3] for c in row.children] == list(panel.controls.values())
+    png = panel.image.value
+    assert png[:8] == PNG_MAGIC
+    # the figure's resolution is the panel's (FigurePanel.dpi)
+    assert panel.fig.dpi == type(panel).dpi
+    width, height = panel.fig.get_size_inches() * type(panel).dpi
+    assert _png_size(png) == (int(round(width)), int(round(height)))
+    assert panel.n_updates >= 1 and panel.status.value == "" and panel.last_error is None
+    for ctl in panel.controls.values():
+        if hasattr(ctl, "continuous_update"):
+            assert ctl.continuous_update is False
+
+
+def test_the_state_is_a_frozen_dataclass(panel):
+    st = panel.state
+    assert dataclasses.is_dataclass(st) and type(st).__dataclass_params__.frozen, type(st)
+
+
+def test_every_control_goes_to_its_min_and_max_and_back(panel):
+    for name, ctl in panel.controls.items():
+        start, choices = ctl.value, _choices(ctl)
+        for value in (choices[0], choices[-1], start):
+            n0, changed = panel.n_updates, ctl.value != value
+            ctl.value = value
+            assert panel.last_error is None, (name, value, panel.last_error)
+            assert panel.status.value == "", (name, value)
+            assert panel.n_updates == n0 + changed, (name, value)
+            assert ctl.value == value
+
+
+def test_each_move_changes_the_figure_and_the_readout(panel):
+    spec = _spec(panel)
+    for name, value in spec["moves"]:
+        png, text, n0 = panel.image.value, panel.readout.value, panel.n_updates
+        panel.controls[name].value = value
+        assert panel.n_updates == n0 + 1, f"{name} did not trigger one recompute"
+        assert panel.last_error is None and panel.status.value == "", panel.last_error
+        assert panel.image.value != png, f"{name} = {value!r} left the figure unchanged"
+        assert panel.readout.value != text, f"{name} = {value!r} left the readout unchanged"
+        assert spec["readout"] in panel.readout.value
+        for number in spec["numbers"](panel.state):
+            assert number in panel.readout.value, (name, number)
+
+
+def test_the_readout_reports_the_states_numbers(panel):
+    spec = _spec(panel)
+    for name, value in [(None, None), spec["moves"][0]]:
+        if name is not None:
+            panel.controls[name].value = value
+        assert panel.status.value == "" and panel.last_error is None
+        assert panel.readout.value == panel.format_readout(panel.state)
+        for number in spec["numbers"](panel.state):
+            assert number in panel.readout.value, (number, panel.readout.value)
+
+
+def test_a_refused_value_shows_in_the_status_line_not_as_an_exception(panel, monkeypatch):
+    control, bad, message = _spec(panel)["bad"]
+    png, text, state = panel.image.value, panel.readout.value, panel.state
+    real = panel.values()
+    monkeypatch.setattr(panel, "values", lambda: {**real, control: bad})
+    ctl = panel.controls[control]
+    previous = ctl.value
+    ctl.value = next(v for v in _choices(ctl) if v != ctl.value)  # the callback runs; nothing escapes
+    assert "Not updated" in panel.status.value and message in panel.status.value, panel.status.value
+    assert panel.last_error.startswith("ValueError")
+    assert panel.image.value == png and panel.readout.value == text and panel.state is state
+    assert panel.update() is None  # and from code: None, the same message
+    assert message in html.unescape(panel.status.value)
+    inactive = panel.inactive_controls(**panel.values())
+    assert not any(c.disabled for n, c in panel.controls.items() if n not in inactive)
+    monkeypatch.undo()
+    n0 = panel.n_updates
+    ctl.value = previous  # and the panel works again
+    assert panel.last_error is None and panel.status.value == "" and panel.n_updates == n0 + 1
+
+
+def test_a_bug_shows_in_the_status_line_with_its_type_and_place(panel, monkeypatch):
+    png = panel.image.value
+
+    def broken(**values):
+        return {}["missing"]
+
+    monkeypatch.setattr(panel, "compute", broken)
+    name, value = _spec(panel)["moves"][0]
+    previous = panel.controls[name].value
+    panel.controls[name].value = value
+    assert "Error — the figure was not updated" in panel.status.value
+    assert "KeyError" in panel.status.value and "broken" in panel.status.value
+    assert panel.last_error.startswith("KeyError") and panel.image.value == png
+    monkeypatch.undo()
+    panel.controls[name].value = previous  # and the panel works again
+    assert panel.last_error is None and panel.status.value == ""
+
+
+def test_hold_coalesces_many_changes_into_one_update(panel):
+    moves = _spec(panel)["moves"]
+    n0 = panel.n_updates
+    with panel.hold():
+        for name, value in moves:
+            panel.controls[name].value = value
+        assert panel.n_updates == n0
+    assert panel.n_updates == n0 + 1 and panel.last_error is None
+    assert all(panel.controls[name].value == value for name, value in dict(moves).items())
+
+
+@pytest.mark.parametrize("name", [n for n, (cls, _) in PANELS.items() if cls.blit])
+def test_a_blitted_panel_renders_as_a_full_redraw(name):
+    p = _get(name)
+    for control, value in SPEC[name]["moves"]:
+        p.controls[control].value = value
+    fast = np.asarray(Image.open(io.BytesIO(p.image.value)).convert("RGB"), dtype=float)
+    buf = io.BytesIO()
+    p.fig.savefig(buf, format="png", dpi=p.fig.dpi)  # saving draws animated artists in a full pass
+    full = np.asarray(Image.open(buf).convert("RGB"), dtype=float)
+    assert fast.shape == full.shape
+    differ = np.mean(np.any(np.abs(fast - full) > 40, axis=2))
+    assert differ < 0.005, differ
+
+
+# ---------------------------------------------------------------------------
+# the base class's machinery, on tiny panels
+# ---------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class _XY:
+    x: int
+    y: int = 0
+
+
+class _Tiny(FigurePanel):
+    """One slider x; the library refuses x = 3 (ValueError), and x = 4 hits a bug (KeyError)."""
+
+    def __init__(self):
+        fig, ax = new_figure(2.0, 2.0)
+        (self.line,) = ax.plot([0, 1], [0, 0])
+        super().__init__({"x": self.slider("x", 0, 0, 10)}, fig)
+
+    def compute(self, x):
+        if x == 3:
+            raise ValueError("x = 3 is refused")
+        if x == 4:
+            raise KeyError("a bug")
+        return _XY(x)
+
+    def draw(self, state):
+        self.line.set_ydata([0, state.x])
+
+    def format_readout(self, state):
+        return f"x = {state.x}"
+
+
+class _Spy(_Tiny):
+    """Records whether the control was disabled while compute ran."""
+
+    def __init__(self):
+        self.seen = []
+        super().__init__()
+
+    def compute(self, x):
+        self.seen.append(self.controls["x"].disabled)
+        return super().compute(x)
+
+
+class _Pair(FigurePanel):
+    """Sliders x and y, y following x (y = 2x) through link_controls; x = 7 is a bug in the link."""
+
+    def __init__(self):
+        fig, ax = new_figure(2.0, 2.0)
+        (self.line,) = ax.plot([0, 1], [0, 0])
+        self.links = []
+        super().__init__({"x": self.slider("x", 0, 0, 10), "y": self.slider("y", 0, 0, 20)}, fig)
+
+    def compute(self, x, y):
+        return _XY(x, y)
+
+    def draw(self, s):
+        self.line.set_ydata([s.x, s.y])
+
+    def format_readout(self, s):
+        return self.readout_table([("x", s.x), ("y", s.y)])
+
+    def link_controls(self, name, value):
+        self.links.append((name, value))
+        if name == "x":
+            if value == 7:
+                raise KeyError("a bug in a link")
+            self.controls["y"].value = 2 * value
+
+
+class _Switch(FigurePanel):
+    """A slider x that is irrelevant (shown disabled) while the box ``auto`` is ticked."""
+
+    def __init__(self):
+        fig, ax = new_figure(2.0, 2.0)
+        (self.line,) = ax.plot([0, 1], [0, 0])
+        super().__init__({"x": self.slider("x", 0, 0, 10), "auto": w.Checkbox(value=True)}, fig)
+
+    def compute(self, x, auto):
+        return _XY(x, int(auto))
+
+    def draw(self, state):
+        self.line.set_ydata([0, state.x])
+
+    def inactive_controls(self, x, auto):
+        return {"x"} if auto else set()
+
+
+def test_a_refused_value_keeps_the_figure_and_says_why():
+    p = _Tiny()
+    p.update()
+    png = p.image.value
+    p.controls["x"].value = 3
+    assert "Not updated: x = 3 is refused" in p.status.value
+    assert p.image.value == png and p.readout.value == "x = 0"
+    assert not p.controls["x"].disabled
+
+
+def test_an_unexpected_error_in_a_callback_is_shown_in_the_panel_not_lost():
+    p = _Tiny()
+    p.update()
+    p.controls["x"].value = 4  # the observer runs the callback; nothing may escape it
+    assert "KeyError" in p.status.value and "a bug" in p.status.value and "compute" in p.status.value
+    assert p.last_error.startswith("KeyError")
+    assert not p.controls["x"].disabled
+    p.controls["x"].value = 5  # and the panel still works
+    assert p.status.value == "" and p.readout.value == "x = 5"
+
+
+def test_controls_are_disabled_while_a_step_runs():
+    p = _Spy()
+    p.update()
+    assert p.seen == [True] and not p.controls["x"].disabled
+
+
+def test_a_control_the_values_make_irrelevant_is_shown_disabled():
+    p = _Switch()
+    assert p.controls["x"].disabled and not p.controls["auto"].disabled
+    p.controls["auto"].value = False  # the step runs, then x is enabled again
+    assert not p.controls["x"].disabled
+    p.controls["auto"].value = True
+    assert p.controls["x"].disabled
+
+
+def test_linked_controls_follow_in_one_update():
+    p = _Pair()
+    p.update()
+    n0 = p.n_updates
+    p.controls["x"].value = 2
+    assert p.controls["y"].value == 4 and p.n_updates == n0 + 1
+    assert p.links == [("x", 2)]  # y, set by the link, neither updated nor linked again
+    assert p.state == _XY(2, 4)
+    assert p.readout.value == "<table><tr><td>x</td><td>2</td></tr><tr><td>y</td><td>4</td></tr></table>"
+
+
+def test_hold_updates_once_at_the_end_of_the_outermost_hold_without_links():
+    p = _Pair()
+    p.update()
+    n0 = p.n_updates
+    with p.hold():
+        p.controls["x"].value = 1
+        with p.hold():
+            p.controls["y"].value = 9
+            p.controls["x"].value = 3
+        assert p.n_updates == n0
+    assert p.n_updates == n0 + 1 and p.state == _XY(3, 9) and p.links == []
+    with p.hold(update=False):
+        p.controls["x"].value = 5
+    assert p.n_updates == n0 + 1 and p.state == _XY(3, 9)
+    with pytest.raises(RuntimeError, match="inside"):
+        with p.hold():
+            p.controls["x"].value = 6
+            raise RuntimeError("inside")
+    assert p.n_updates == n0 + 1 and not p._held
+    p.controls["y"].value = 1  # held no more
+    assert p.n_updates == n0 + 2 and p.state == _XY(6, 1)
+
+
+def test_a_bug_in_a_link_is_shown_in_the_panel_not_lost():
+    p = _Pair()
+    p.update()
+    p.controls["x"].value = 7
+    assert "KeyError" in p.status.value and "link_controls" in p.status.value
+    assert p.last_error.startswith("KeyError") and not p._held
+    p.controls["x"].value = 1
+    assert p.status.value == "" and p.state == _XY(1, 2)
+
+
+def test_readout_table_escapes_every_cell():
+    assert FigurePanel.readout_table([("a < b", 1.5), ("c", "x & y")], header=("name", "value")) == (
+        "<table><tr><th>name</th><th>value</th></tr><tr><td>a &lt; b</td><td>1.5</td></tr>"
+        "<tr><td>c</td><td>x &amp; y</td></tr></table>")
+    assert FigurePanel.readout_table([]) == "<table></table>"
+
+
+def test_the_slider_factory():
+    s = FigurePanel.slider
+    a = s("α", 0.2, 0.01, 10.0, step=0.05, log=True)
+    assert isinstance(a, w.FloatLogSlider) and a.base == 10 and a.step == 0.05
+    assert (a.min, a.max, a.value) == (math.log10(0.01), 1.0, 0.2)
+    n = s("N", 5, 2, 50)
+    assert isinstance(n, w.IntSlider) and (n.min, n.max, n.step, n.value) == (2, 50, 1, 5)
+    x = s("mean", 0.0, -3.0, 3.0, step=0.1, units="nats", readout_format=".3f")
+    assert isinstance(x, w.FloatSlider) and x.description == "mean (nats)" and x.readout_format == ".3f"
+    for ctl in (a, n, x):
+        assert ctl.continuous_update is False and ctl.style.description_width == "initial"
+
+
+def test_replace_artists_removes_the_old_and_returns_the_new():
+    fig, ax = new_figure(2.0, 2.0)
+    old = ax.plot([0, 1], [0, 1]) + ax.plot([0, 1], [1, 0])
+    new = FigurePanel.replace_artists(old, lambda: ax.plot([0, 1], [0.5, 0.5]))
+    assert ax.get_lines() == new and len(new) == 1 and all(a.axes is None for a in old)
+
+
+def test_save_figure_writes_the_byte_stable_png(tmp_path):
+    def figure():
+        fig, ax = new_figure(2.0, 2.0)
+        ax.plot([0, 1], [0, 1])
+        return fig
+
+    path = save_figure(figure(), tmp_path / "f.png")
+    assert path == tmp_path / "f.png" and path.read_bytes() == figure_png(figure())
+
+
+# ---------------------------------------------------------------------------
+# what is particular to one panel
+# ---------------------------------------------------------------------------
+
+def test_toy_explorer_slider_ranges_are_the_documented_ones():
+    from ensemble_lib.lessons.toy_posterior import ALPHA_RANGE, N_RANGE, NOISE_SD_RANGE, SEED_RANGE
+
+    c = _get("ToyExplorer").controls
+    assert c["alpha"].min == pytest.approx(np.log10(ALPHA_RANGE[0]))
+    assert c["alpha"].max == pytest.approx(np.log10(ALPHA_RANGE[1]))
+    assert c["noise_sd"].min == pytest.approx(np.log10(NOISE_SD_RANGE[0]))
+    assert (c["n"].min, c["n"].max) == N_RANGE
+    assert (c["seed"].min, c["seed"].max) == SEED_RANGE
+    assert (c["rank"].min, c["rank"].max) == (0, 1)
+
+
+def test_ensemble_panel_slider_ranges_are_the_documented_ones():
+    from ensemble_lib.lessons.mean_sigma import BETA0_RANGE, K_RANGE, N_RANGE, S_RANGE, XBAR_RANGE
+
+    c = _get("EnsemblePanel").controls
+    assert (c["k"].min, c["k"].max) == K_RANGE
+    assert (c["N"].min, c["N"].max) == N_RANGE
+    assert (c["xbar"].min, c["xbar"].max) == XBAR_RANGE
+    assert c["S"].min == pytest.approx(math.log10(S_RANGE[0]))
+    assert c["S"].max == pytest.approx(math.log10(S_RANGE[1]))
+    assert c["beta0"].min == pytest.approx(math.log10(BETA0_RANGE[0]))
+    assert c["beta0"].max == pytest.approx(math.log10(BETA0_RANGE[1]))
+
+
+def test_ensemble_panel_readout_is_for_the_chosen_sweep():
+    p = _get("EnsemblePanel")
+    p.controls["k"].value = 3
+    st = p.state
+    assert st.it.k == 3 and st.it is st.run[3]
+    assert f"{st.it.kl:.6g}" in p.readout.value and f"{st.model.sigma_N1 ** 2:.6g}" in p.readout.value
+
+
+def test_ensemble_panel_draws_the_extreme_corners():
+    p = _get("EnsemblePanel")
+    for N, xbar, S, beta0 in [(2, -3.0, 0.05, 100.0), (50, 3.0, 20.0, 0.01), (2, 3.0, 20.0, 0.01)]:
+        for name, v in (("N", N), ("xbar", xbar), ("S", S), ("beta0", beta0), ("k", 0)):
+            p.controls[name].value = v
+            assert p.last_error is None, (name, v, p.last_error)
+
+
+def test_moving_a_bound_slider_makes_q_custom():
+    p = _get("BoundPanel")
+    assert p.controls["snap"].value == "full"
+    for name, value in [("mean_u", -0.3), ("mean_v", -1.0), ("sd_u", 0.07), ("sd_v", 0.3), ("rho", -0.5)]:
+        p.controls[name].value = value
+        assert p.last_error is None, p.last_error
+        assert p.controls["snap"].value == "custom"
+        assert p.state.bound <= p.state.log_evidence
+
+
+@pytest.mark.parametrize("name", ["laplace", "diagonal", "full"])
+def test_snapping_reproduces_the_fits_in_one_update(name):
+    p = _get("BoundPanel")
+    p.controls["rho"].value = 0.3  # away from every fit
+    n0 = p.n_updates
+    p.controls["snap"].value = name
+    assert p.last_error is None
+    assert p.n_updates == n0 + 1  # one redraw for five slider moves
+    fit = getattr(p.fits, name)
+    assert p.state.kl == pytest.approx(fit.kl, abs=1e-8)
+    assert p.state.bound == pytest.approx(fit.bound, abs=1e-8)
+    assert f"{fit.kl:.6f}" in p.readout.value
+    # and from code, as the notebook does it
+    n0 = p.n_updates
+    assert p.snap("laplace") is p.state and p.n_updates == n0 + 1
+    assert p.state.kl == pytest.approx(p.fits.laplace.kl, abs=1e-8) and p.controls["snap"].value == "laplace"
+
+
+def test_bound_slider_sweep_is_finite():
+    """Corners and random points of every slider's range: finite F, F ≤ ln P(D)."""
+    from ensemble_lib.lessons.bound import LOG10_SD_RANGE, RHO_MAX
+
+    p = _get("BoundPanel")
+    c = p.controls
+    rng = np.random.default_rng(3)
+    corners = [(u, v, 10 ** su, 10 ** sv, r)
+               for u in (c["mean_u"].min, c["mean_u"].max) for v in (c["mean_v"].min, c["mean_v"].max)
+               for su in LOG10_SD_RANGE for sv in LOG10_SD_RANGE for r in (-RHO_MAX, RHO_MAX)]
+    randoms = [(rng.uniform(c["mean_u"].min, c["mean_u"].max), rng.uniform(c["mean_v"].min, c["mean_v"].max),
+                10 ** rng.uniform(*LOG10_SD_RANGE), 10 ** rng.uniform(*LOG10_SD_RANGE),
+                rng.uniform(-RHO_MAX, RHO_MAX)) for _ in range(20)]
+    for vals in corners + randoms:
+        s = p.compute(*vals, snap="custom")
+        assert np.isfinite(s.bound) and np.isfinite(s.kl) and s.kl >= 0, vals
+    # and through the widgets, at the extreme corner
+    c["sd_u"].value, c["sd_v"].value, c["rho"].value = 10 ** LOG10_SD_RANGE[0], 10 ** LOG10_SD_RANGE[1], RHO_MAX
+    assert p.last_error is None
+
+
+def test_iteration_panel_draws_the_posterior_at_that_iterations_hyperparameters():
+    p = _get("HyperIterationPanel")
+    for name, value in SPEC["HyperIterationPanel"]["moves"]:
+        p.controls[name].value = value
+    assert p.state.method == "ensemble" and p.state.i == 1
+    assert p.state.alpha == pytest.approx(p.comp.ensemble.alpha[1])
+
+
+def test_changing_the_method_clamps_the_iteration_slider_in_one_update():
+    p = _get("HyperIterationPanel")
+    ens, ev = p.comp.ensemble, p.comp.evidence
+    it = p.controls["iteration"]
+    assert it.max == ens.n_iter - 1
+    it.value = it.max
+    n0 = p.n_updates
+    p.controls["method"].value = "evidence"
+    assert p.n_updates == n0 + 1 and it.max == ev.n_iter - 1
+    assert it.value == min(ens.n_iter, ev.n_iter) - 1 and p.state.i == it.value
+
+
+def test_every_iteration_of_both_methods_draws():
+    p = _get("HyperIterationPanel")
+    for method in ("ensemble", "evidence"):
+        p.controls["method"].value = method
+        for i in range(p.controls["iteration"].max + 1):
+            p.controls["iteration"].value = i
+            assert p.last_error is None
+            assert np.all(np.isfinite(p.state.grid.log_density))
+
+
+def test_network_alpha_slider_is_disabled_exactly_while_hyperparameters_are_adapted():
+    p = _get("Network1DPanel")
+    alpha = p.controls["alpha"]
+    p.controls["adapt"].value = True
+    assert alpha.disabled
+    png = p.image.value
+    alpha.value = 10.0  # ignored while adapting: same fit, same figure
+    assert p.image.value == png
+    p.controls["adapt"].value = False
+    assert not alpha.disabled and p.image.value != png
+
+
+def test_network_slider_ranges_are_the_documented_ones():
+    from ensemble_lib.lessons import networks as demo
+
+    c = _get("Network1DPanel").controls
+    assert (c["n_hidden"].min, c["n_hidden"].max) == demo.H_RANGE
+    assert (c["rank"].min, c["rank"].max) == demo.S_RANGE
+    assert (c["alpha"].min, c["alpha"].max) == demo.LOG10_ALPHA_RANGE
+
+
+def test_svi_explorer_optima_are_the_quadrature_fits():
+    from ensemble_lib.inference.kl_fit import kl_fit
+    from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
+
+    p = _get("SVIExplorer")
+    post = make_posterior(**PAPER_PRESET)
+    for fam in ("full", "diagonal"):
+        assert p.optima[fam].kl == pytest.approx(kl_fit(post, fam).kl, abs=1e-8)
+
+
+def test_svi_explorer_offers_every_sample_size_schedule_and_family():
+    from ensemble_lib.inference.svi import SCHEDULES, SVI_FAMILIES
+    from ensemble_lib.lessons.stochastic_vi import SAMPLE_OPTIONS, SEED_RANGE, STEP_RANGE
+
+    c = _get("SVIExplorer").controls
+    assert _choices(c["n_samples"]) == list(SAMPLE_OPTIONS)
+    assert _choices(c["schedule"]) == list(SCHEDULES) and _choices(c["family"]) == list(SVI_FAMILIES)
+    assert _choices(c["step_size"]) == pytest.approx(list(STEP_RANGE))
+    assert (c["seed"].min, c["seed"].max) == SEED_RANGE
