@@ -1,10 +1,14 @@
 # The suite's commands. Each one creates the virtual environment (.venv) first if needed.
 #   make lab      set up and open the suite in JupyterLab
-#   make test     set up and run every test (library, notebooks via nbval, browser);
-#                 installs Chromium for the browser tests first where it is missing (as root)
+#   make test     set up and run every test: ruff, then the library and notebook tests on every core
+#                 alongside the real-browser suite; installs Chromium for the browser tests
+#                 first where it is missing (as root). Writes no tracked file; its wall time goes to
+#                 test-artifacts/make-test-time.json (the benchmark report quotes it)
 #   make figures  regenerate every file in figures/
 #   make app      serve the notebooks as apps with Voila (open notebooks/00_learning_path.ipynb)
-#   make bench    run the benchmarks and write a dated report to benchmarks/results/
+#   make bench    run the benchmarks and write a dated report to benchmarks/results/, with the last
+#                 `make test` wall time (BENCH_TEST_TIME=1 make bench: run `make test` first to measure
+#                 it) and the last complete browser run's slider latency report
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -18,6 +22,9 @@ ROOTFLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NOBROWSER := $(if $(filter true 1 yes,$(CI)),--no-browser,)
 # The browser tests drive Debian's Chromium (no browser download)
 CHROMIUM := /usr/bin/chromium
+# pytest-xdist workers for the library and notebook tests: one per core
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+ARTIFACTS := test-artifacts
 
 .PHONY: setup lab test browser-deps figures app bench clean
 
@@ -25,15 +32,45 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[lab,test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[lab,test,reference]'
 	touch $(STAMP)
 
 # rooted at the repository (not notebooks/) so the notebooks' ../figures/ links resolve
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOTFLAG) $(NOBROWSER) --ServerApp.port=$(PORT) --ServerApp.root_dir=. $(FIRST)
 
+# ruff, then two pytest runs at the same time; each step runs even if another failed, and
+# `make test` fails if any did:
+#  * the library and notebook tests on TEST_JOBS pytest-xdist workers, in the background and
+#    niced. --dist loadfile keeps each file on one worker: a notebook's cells run in one kernel, in
+#    order. One BLAS thread per worker. Its output goes to $(ARTIFACTS)/library-tests.log and is
+#    printed when it ends;
+#  * the real-browser suite, one process in the foreground (it starts JupyterLab and Voila and
+#    drives Chromium; Ctrl-C reaches it, so it stops its servers). It waits on the browser and the
+#    servers much of the time, so the niced run above uses the CPU it leaves; it keeps first call.
+#    (Its latency report records the load average; for numbers from a quiet machine run
+#    `pytest tests/browser` alone.)
+# The wall time (installs excluded) goes to $(ARTIFACTS)/make-test-time.json (`make bench` reports it).
 test: $(STAMP) browser-deps
-	$(BIN)/python -m pytest
+	@start=$$(date +%s); failed=""; mkdir -p $(ARTIFACTS); \
+	echo "== ruff check"; \
+	$(BIN)/ruff check . || failed="$$failed ruff"; \
+	echo "== library and notebook tests: pytest-xdist -n $(TEST_JOBS), in the background (output when done)"; \
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 nice -n 10 \
+	  $(BIN)/python -m pytest -m "not browser" -n $(TEST_JOBS) --dist loadfile \
+	  > $(ARTIFACTS)/library-tests.log 2>&1 & library=$$!; \
+	trap 'kill $$library 2>/dev/null; exit 130' INT TERM; \
+	echo "== browser tests"; \
+	$(BIN)/python -m pytest tests/browser || failed="$$failed browser"; \
+	echo "== library and notebook tests ($(ARTIFACTS)/library-tests.log)"; \
+	wait $$library || failed="$$failed library/notebooks"; \
+	cat $(ARTIFACTS)/library-tests.log; \
+	secs=$$(( $$(date +%s) - start )); status=$$([ -z "$$failed" ] && echo 0 || echo 1); \
+	printf '{"seconds": %s, "date": "%s", "commit": "%s", "exit_status": %s, "failed_steps": "%s", "cpus": %s, "workers": "%s"}\n' \
+	  "$$secs" "$$(date -Iseconds)" "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$$status" \
+	  "$${failed# }" "$$(nproc 2>/dev/null || echo '"?"')" "$(TEST_JOBS)" > $(ARTIFACTS)/make-test-time.json; \
+	if [ -n "$$failed" ]; then echo "make test FAILED ($${failed# }) after $$secs s"; exit 1; fi; \
+	echo "make test: all passed in $$secs s (recorded in $(ARTIFACTS)/make-test-time.json)"
 
 # Chromium for the browser tests: installed with apt-get when missing and we are root; otherwise
 # one line says why the browser tests will skip (under CI=true they fail instead). Silent when present.

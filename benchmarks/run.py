@@ -7,8 +7,20 @@ issue's target (or None). The timing itself is pytest-benchmark's
 (``benchmarks/test_cases.py``, 50 rounds after one warm-up, in a separate
 process); this module turns its JSON into the report: median and 95th
 percentile per case, the target, the machine. Timings are reported, never
-asserted. ``--quick`` runs one round of each case, as CI does so the harness
-cannot rot.
+asserted.
+
+``--quick`` (CI, ``tests/test_benchmarks.py``) runs one round, no warm-up, so
+the harness cannot rot: every case is still collected (each bench module
+imports and registers its cases) but a few are left out (:func:`quick_skips`):
+those whose work another case repeats, and the long fits to convergence.
+
+The report also records the wall time of ``make test`` (which writes it to
+``test-artifacts/make-test-time.json``), with the date it was measured; with
+``BENCH_TEST_TIME=1`` (or ``--test-suite``) the command runs ``make test``
+first to measure it afresh. ``make bench`` is also what publishes the browser
+suite's slider latency report: the last complete browser run's
+``test-artifacts/browser/browser-latency.{json,md}`` is copied to
+``benchmarks/results/`` (``make test`` itself writes no tracked file).
 """
 
 from __future__ import annotations
@@ -18,12 +30,21 @@ import datetime as _dt
 import json
 import os
 import platform
-import time
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+#: written by `make test`: its wall time (installs excluded), date, exit status
+MAKE_TEST_TIME = ROOT / "test-artifacts" / "make-test-time.json"
+#: written by the browser suite (tests/browser/conftest.py); published by this command
+BROWSER_LATENCY = [ROOT / "test-artifacts" / "browser" / f"browser-latency.{ext}" for ext in ("json", "md")]
+#: the issue's target for `make test` on the 2-core machine
+MAKE_TEST_TARGET_S = 5 * 60
 
 
 def machine_info() -> dict:
@@ -36,23 +57,52 @@ def machine_info() -> dict:
     }
 
 
-def run(quick: bool = False, only: list[str] | None = None) -> dict:
-    """Time every case with pytest-benchmark; return ``{case: {median_ms, p95_ms, repeats, target_ms}}``."""
-    import subprocess
-    import sys
+def quick_skips(cases: dict) -> list[str]:
+    """Cases that quick mode collects (so their module imports and registers them) but does not run.
+
+    * a panel's ``<prefix>_compute`` and ``<prefix>_draw`` when its ``<prefix>_step``
+      has the same set-up: the step runs both through the panel's callback;
+    * the fits to convergence (``*_to_convergence*``): tens of seconds each, the rest of
+      the quick run together takes less; ``fit_ensemble`` is tested in tests/test_network_study.py.
+    """
+    skip = [name for name in cases if "_to_convergence" in name]
+    for name, (setup, _step, _target) in cases.items():
+        for part in ("_compute", "_draw"):
+            sibling = cases.get(name.removesuffix(part) + "_step") if name.endswith(part) else None
+            if sibling is not None and sibling[0] is setup:
+                skip.append(name)
+    return sorted(skip)
+
+
+def run(quick: bool = False, only: list[str] | None = None) -> tuple[dict, list[str]]:
+    """Time the cases with pytest-benchmark.
+
+    Returns ``({case: {median_ms, p95_ms, repeats, target_ms}}, cases left out in quick mode)``.
+    """
     import tempfile
 
-    env = dict(os.environ, BENCH_ROUNDS="1" if quick else "50", BENCH_WARMUP="0" if quick else "1",
+    # not PYTEST_XDIST_WORKER & co (set when the test suite runs this on an xdist worker):
+    # pytest-benchmark would take the child for an xdist worker and disable the timing
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    env.update(BENCH_ROUNDS="1" if quick else "50", BENCH_WARMUP="0" if quick else "1",
                BENCH_ONLY=",".join(only or []))
+    skipped = []
+    if quick:
+        from benchmarks.test_cases import CASES
+
+        skipped = quick_skips(CASES)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "benchmark.json"
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest", str(HERE / "test_cases.py"), "-q", "-p", "no:randomly", "-p", "no:xdist",
-             f"--benchmark-json={out}", "--benchmark-disable-gc", "--benchmark-sort=name"],
-            cwd=HERE.parent, env=env, capture_output=True, text=True)
-        if proc.returncode != 0 or not out.exists():
+        cmd = [sys.executable, "-m", "pytest", str(HERE / "test_cases.py"), "-q", "-p", "no:randomly",
+               "-p", "no:xdist", f"--benchmark-json={out}", "--benchmark-disable-gc", "--benchmark-sort=name"]
+        cmd += [f"--deselect=benchmarks/test_cases.py::test_case[{name}]" for name in skipped]
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        if quick and proc.returncode == 5:  # every selected case left out (e.g. --quick --only network_fits)
+            data = {"benchmarks": []}
+        elif proc.returncode != 0 or not out.exists():
             raise RuntimeError("benchmark run failed:\n" + proc.stdout[-4000:] + proc.stderr[-2000:])
-        data = json.loads(out.read_text())
+        else:
+            data = json.loads(out.read_text())
     results = {}
     for b in data["benchmarks"]:
         times = np.asarray(b["stats"]["data"]) * 1e3
@@ -60,19 +110,77 @@ def run(quick: bool = False, only: list[str] | None = None) -> dict:
                                "p95_ms": float(np.percentile(times, 95)),
                                "repeats": int(times.size),
                                "target_ms": b["extra_info"].get("target_ms")}
-    return dict(sorted(results.items()))
+    only_skipped = [name for name in skipped if not only or any(o in "bench_" + name.split("/")[0] for o in only)]
+    return dict(sorted(results.items())), only_skipped
 
 
-def write_report(results: dict, outdir: Path, quick: bool) -> tuple[Path, Path]:
+def last_make_test_time() -> dict | None:
+    """The last ``make test`` wall time recorded in test-artifacts/ (None if never measured here)."""
+    try:
+        rec = json.loads(MAKE_TEST_TIME.read_text())
+        return {**rec, "target_s": MAKE_TEST_TARGET_S}
+    except (OSError, ValueError):
+        return None
+
+
+def measure_make_test() -> dict | None:
+    """Run ``make test`` (its output goes to the terminal); return the wall time it recorded."""
+    print("timing `make test` (BENCH_TEST_TIME=1) ...", flush=True)
+    MAKE_TEST_TIME.unlink(missing_ok=True)
+    # without BENCH_TEST_TIME: the test suite's own quick benchmark run must not time `make test` again
+    env = {k: v for k, v in os.environ.items() if k != "BENCH_TEST_TIME"}
+    subprocess.run(["make", "test"], cwd=ROOT, env=env)
+    return last_make_test_time()
+
+
+def publish_browser_latency(outdir: Path) -> str | None:
+    """Copy the last complete browser run's latency report to ``outdir``; return its date, if any."""
+    src_json, src_md = BROWSER_LATENCY
+    try:
+        meta = json.loads(src_json.read_text())
+    except (OSError, ValueError):
+        return None
+    if not meta.get("complete") or not src_md.exists():
+        return None
+    outdir.mkdir(parents=True, exist_ok=True)
+    for src in BROWSER_LATENCY:
+        shutil.copyfile(src, outdir / src.name)
+    return meta.get("date")
+
+
+def _make_test_line(rec: dict | None) -> str:
+    if rec is None:
+        return ("`make test` wall time: not measured on this machine yet "
+                "(`make test` records it; `BENCH_TEST_TIME=1 make bench` measures it first).")
+    verdict = "passed" if rec.get("exit_status") == 0 else f"FAILED (exit status {rec.get('exit_status')})"
+    within = "yes" if rec["seconds"] <= rec["target_s"] else "no"
+    return (f"`make test` wall time (installs excluded): {rec['seconds']} s, measured {rec.get('date')} "
+            f"at commit {rec.get('commit')}, {verdict}, {rec.get('cpus')} CPUs, "
+            f"{rec.get('workers')} pytest-xdist workers; "
+            f"target ≤ {rec['target_s']} s: {within}.")
+
+
+def write_report(results: dict, outdir: Path, quick: bool, make_test: dict | None = None,
+                 quick_skipped: list[str] = (), browser_latency: str | None = None) -> tuple[Path, Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     stamp = _dt.date.today().isoformat()
     info = machine_info()
     jpath = outdir / f"report-{stamp}.json"
     mpath = outdir / f"report-{stamp}.md"
-    jpath.write_text(json.dumps({"date": stamp, "quick": quick, "machine": info, "results": results}, indent=2))
+    jpath.write_text(json.dumps({"date": stamp, "quick": quick, "machine": info, "results": results,
+                                 "quick_skipped": list(quick_skipped), "make_test": make_test,
+                                 "browser_latency_published": browser_latency}, indent=2))
     lines = [f"# Benchmark report {stamp}{' (quick mode)' if quick else ''}", "",
              "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()), "",
-             "| case | median ms | p95 ms | target ms | meets target |", "|---|---|---|---|---|"]
+             _make_test_line(make_test), ""]
+    if browser_latency:
+        lines += [f"Slider latency in the browser: [browser-latency.md](browser-latency.md) "
+                  f"(the browser suite's run of {browser_latency}).", ""]
+    if quick_skipped:
+        lines += [f"Quick mode: one round per case; {len(quick_skipped)} cases collected but not run "
+                  "(a panel's compute and draw, which its step case runs; the fits to convergence): "
+                  + ", ".join(quick_skipped) + ".", ""]
+    lines += ["| case | median ms | p95 ms | target ms | meets target |", "|---|---|---|---|---|"]
     for name, r in results.items():
         tgt = r["target_ms"]
         ok = "" if tgt is None else ("yes" if r["median_ms"] <= tgt else "no")
@@ -81,37 +189,28 @@ def write_report(results: dict, outdir: Path, quick: bool) -> tuple[Path, Path]:
     return jpath, mpath
 
 
-def time_test_suite() -> dict:
-    """Wall time of the whole test command's pytest run (installs excluded)."""
-    import subprocess
-    import sys
-
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x"], cwd=HERE.parent,
-                          capture_output=True, text=True)
-    seconds = time.perf_counter() - t0
-    tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
-    return {"median_ms": seconds * 1e3, "p95_ms": seconds * 1e3, "repeats": 1,
-            "target_ms": 5 * 60 * 1e3, "summary": tail, "exit_code": proc.returncode}
-
-
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description="Run the benchmarks and write a report.")
-    p.add_argument("--quick", action="store_true", help="one repetition, no warm-up (CI)")
+    p.add_argument("--quick", action="store_true",
+                   help="one repetition, no warm-up, a few cases left out (CI; see quick_skips)")
     p.add_argument("--only", nargs="*", help="substrings of benchmark module names")
     p.add_argument("--outdir", default=str(HERE / "results"))
-    p.add_argument("--figures", default=str(HERE.parent / "figures"),
+    p.add_argument("--figures", default=str(ROOT / "figures"),
                    help="where the timing figures go")
     p.add_argument("--test-suite", action="store_true",
-                   help="also time the whole pytest run (the default in full mode)")
+                   help="run `make test` first and report its wall time (also: BENCH_TEST_TIME=1)")
     args = p.parse_args(argv)
-    results = run(args.quick, args.only)
-    if args.test_suite or not (args.quick or args.only):
-        results["tests/whole_test_command"] = time_test_suite()
+    full = not (args.quick or args.only)
+    timed = args.test_suite or (not args.quick and
+                                os.environ.get("BENCH_TEST_TIME", "").strip().lower() in {"1", "true", "yes"})
+    make_test = measure_make_test() if timed else last_make_test_time()
+    results, skipped = run(args.quick, args.only)
+    # only a full run publishes (the quick run of the test suite writes to a temporary folder)
+    browser_latency = publish_browser_latency(Path(args.outdir)) if full else None
     from benchmarks.plots import write_timing_figures
 
     write_timing_figures(results, Path(args.figures))
-    j, m = write_report(results, Path(args.outdir), args.quick)
+    j, m = write_report(results, Path(args.outdir), args.quick, make_test, skipped, browser_latency)
     print(m.read_text())
 
 

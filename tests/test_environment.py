@@ -62,3 +62,66 @@ def test_every_figure_writer_is_registered_and_importable():
 
     for name in WRITERS:
         assert callable(importlib.import_module(name).write_figures)
+
+
+def _browser_support():
+    """tests/browser/_support.py, loaded without making tests/browser a package."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_browser_support", ROOT / "tests" / "browser" / "_support.py")
+    support = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(support)
+    return support
+
+
+def test_make_test_lints_then_runs_the_parallel_suite_and_the_browser_suite():
+    """ruff first; xdist keeps a notebook's cells in one kernel (loadfile); the browser suite in a run of its own."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    ruff = recipe.index("ruff check")
+    parallel = recipe.index('-m "not browser" -n $(TEST_JOBS) --dist loadfile')
+    browser = recipe.index("pytest tests/browser ||")
+    assert ruff < min(parallel, browser)
+    assert "-n" not in recipe[browser:].split("\n", 1)[0]
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert {"F", "E9"} <= set(data["tool"]["ruff"]["lint"]["select"])
+    assert {"pytest-xdist", "ruff"} <= {_name(r) for r in data["project"]["optional-dependencies"]["test"]}
+
+
+def test_what_make_test_writes_is_git_ignored():
+    """The browser suite's artifacts and latency report and the make-test time are not tracked files.
+
+    ``make bench`` publishes the latency report to benchmarks/results/; ``make test`` never writes
+    there (``.ci/run`` also checks that ``make test`` leaves the work tree as it found it).
+    """
+    import shutil
+    import subprocess
+
+    import pytest
+
+    from benchmarks import run as bench
+
+    support = _browser_support()
+    written = [support.ARTIFACTS / "screenshot.png", support.LATENCY_JSON, support.LATENCY_MD,
+               bench.MAKE_TEST_TIME, *bench.BROWSER_LATENCY]
+    for path in written:
+        assert (ROOT / "benchmarks" / "results") not in path.parents, path
+    makefile = (ROOT / "Makefile").read_text()
+    assert "$(ARTIFACTS)/make-test-time.json" in makefile and "ARTIFACTS := test-artifacts" in makefile
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: cannot ask git which files it ignores")
+    rel = [str(p.relative_to(ROOT)) for p in written]
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *rel], cwd=ROOT, capture_output=True,
+                             text=True).stdout.split()
+    assert sorted(ignored) == sorted(rel)
+
+
+def test_the_browser_suite_serves_voila_as_make_app_does():
+    """The markdown renderer the browser suite passes to Voilà is `make app`'s, and it imports."""
+    import importlib
+
+    support = _browser_support()
+    makefile = (ROOT / "Makefile").read_text()
+    assert f"--VoilaExporter.markdown_renderer_class={support.VOILA_RENDERER}" in makefile
+    module, name = support.VOILA_RENDERER.rsplit(".", 1)
+    assert isinstance(getattr(importlib.import_module(module), name), type)

@@ -70,7 +70,8 @@ def test_ellipse_geometry_axes_are_eigen_directions():
     assert ang % 180 == pytest.approx(0.0, abs=1e-9)
 
 
-@pytest.mark.parametrize("family,rank", [("full", None), ("diagonal", None), ("factor", 0), ("factor", 1), ("factor", 2)])
+@pytest.mark.parametrize("family,rank", [("full", None), ("diagonal", None), ("factor", 0), ("factor", 1),
+                                         ("factor", 2)])
 def test_pack_unpack_round_trip(family, rank):
     rng = np.random.default_rng(3)
     k = 3

@@ -178,7 +178,8 @@ def test_gamma_updates_are_the_free_form_optimum(toy):
             return -b * ed + 0.5 * N * np.log(b / (2 * np.pi)) + stats.gamma.logpdf(b, prior.c, scale=prior.d)
 
         def log_int(phi, peak_guess):
-            top = -optimize.minimize_scalar(lambda x: -phi(math.exp(x)), bracket=(np.log(peak_guess) - 1, np.log(peak_guess) + 1)).fun
+            top = -optimize.minimize_scalar(lambda x: -phi(math.exp(x)),
+                                            bracket=(np.log(peak_guess) - 1, np.log(peak_guess) + 1)).fun
             val, _ = integrate.quad(lambda x: math.exp(phi(math.exp(x)) + x - top), -40, 40,
                                     points=[np.log(peak_guess)], epsabs=0, epsrel=1e-13, limit=400)
             return top + math.log(val)

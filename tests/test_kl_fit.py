@@ -34,7 +34,8 @@ def test_linear_log_Z_matches_2d_quadrature():
     m, C, A = exact_posterior(Phi, t, post.alpha, post.beta)
     sd = np.sqrt(np.diag(C))
     f = lambda v, u: np.exp(post.log_unnorm(np.array([u, v])))  # noqa: E731
-    val, _ = integrate.dblquad(f, m[0] - 12 * sd[0], m[0] + 12 * sd[0], m[1] - 12 * sd[1], m[1] + 12 * sd[1], epsrel=1e-11)
+    val, _ = integrate.dblquad(f, m[0] - 12 * sd[0], m[0] + 12 * sd[0], m[1] - 12 * sd[1], m[1] + 12 * sd[1],
+                               epsrel=1e-11)
     assert post.log_Z == pytest.approx(np.log(val), abs=1e-7)
 
 
@@ -76,7 +77,8 @@ def test_kl_objective_gradient_matches_central_differences_on_toy(family, rank):
         theta[2:] += rng.normal(size=theta.size - 2) * 0.2
         f0, g = kl_objective(post, fam, theta)
         eps = 1e-6
-        num = np.array([(kl_objective(post, fam, theta + eps * e)[0] - kl_objective(post, fam, theta - eps * e)[0]) / (2 * eps) for e in np.eye(theta.size)])
+        num = np.array([(kl_objective(post, fam, theta + eps * e)[0] - kl_objective(post, fam, theta - eps * e)[0])
+                        / (2 * eps) for e in np.eye(theta.size)])
         np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-7)
 
 

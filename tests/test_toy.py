@@ -76,7 +76,8 @@ def post_mode(post):
     return laplace_fit(post, compute_kl=False).mean
 
 
-@pytest.mark.parametrize("seed,alpha,beta,n", [(0, 1.0, 100.0, 6), (3, 0.1, 100.0, 6), (5, 3.0, 25.0, 12), (2, 0.5, 400.0, 4)])
+@pytest.mark.parametrize("seed,alpha,beta,n", [(0, 1.0, 100.0, 6), (3, 0.1, 100.0, 6), (5, 3.0, 25.0, 12),
+                                               (2, 0.5, 400.0, 4)])
 def test_log_Z_matches_independent_2d_adaptive_quadrature(seed, alpha, beta, n):
     post = make_post(seed, alpha, beta, n)
     assert post.log_Z == pytest.approx(brute_force_log_Z(post), abs=1e-6)
@@ -129,13 +130,15 @@ def test_expected_data_error_gradients_match_central_differences():
         m, C = random_q(rng)
         ex = post.expected_data_error(m, C)
         eps = 1e-6
-        gm = [(post.expected_data_error(m + eps * e, C).value - post.expected_data_error(m - eps * e, C).value) / (2 * eps) for e in np.eye(2)]
+        gm = [(post.expected_data_error(m + eps * e, C).value - post.expected_data_error(m - eps * e, C).value)
+              / (2 * eps) for e in np.eye(2)]
         np.testing.assert_allclose(ex.d_mean, gm, rtol=1e-6, atol=1e-9)
         # symmetric perturbations of C: dC = E_ij + E_ji (i≠j) or E_ii
         for i, j in [(0, 0), (1, 1), (0, 1)]:
             dC = np.zeros((2, 2))
             dC[i, j] = dC[j, i] = 1.0
-            num = (post.expected_data_error(m, C + eps * dC).value - post.expected_data_error(m, C - eps * dC).value) / (2 * eps)
+            num = (post.expected_data_error(m, C + eps * dC).value
+                   - post.expected_data_error(m, C - eps * dC).value) / (2 * eps)
             ana = np.sum(ex.d_cov * dC)
             assert ana == pytest.approx(num, rel=1e-6, abs=1e-9)
 

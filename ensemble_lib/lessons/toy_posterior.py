@@ -116,7 +116,8 @@ def summarise_table(rows: list[dict]) -> list[dict]:
 
 def format_summary(summary: list[dict]) -> str:
     """The summary as a fixed-width text table (3 significant figures, for nbval)."""
-    head = f"{'alpha':>6} {'sets':>5} {'KL Laplace':>11} {'KL diag':>8} {'KL full':>8} {'Lap>diag':>9} {'diag>full':>10}"
+    head = (f"{'alpha':>6} {'sets':>5} {'KL Laplace':>11} {'KL diag':>8} {'KL full':>8} "
+            f"{'Lap>diag':>9} {'diag>full':>10}")
     lines = [head, "-" * len(head)]
     for s in summary:
         lines.append(

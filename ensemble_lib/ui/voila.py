@@ -9,7 +9,7 @@ notebooks' folder, ``notebooks/`` under the root, and leaves an image it
 cannot find as a plain link instead of failing the page. ``make app`` serves
 the repository root with it::
 
-    voila --VoilaExporter.markdown_renderer_class=ensemble_lib.voila_app.NotebookRelativeImages .
+    voila --VoilaExporter.markdown_renderer_class=ensemble_lib.ui.voila.NotebookRelativeImages .
 """
 
 from __future__ import annotations

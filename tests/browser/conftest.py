@@ -19,9 +19,11 @@ Artifacts
 ---------
 Screenshots (before/after each slider move), server logs and console logs go
 to ``test-artifacts/browser/`` (git-ignored); its path is printed at the end
-of the run. The slider latency report goes to
-``benchmarks/results/browser-latency.{json,md}``. Set
-``UPDATE_DOCS_SCREENSHOTS=1`` to also refresh ``docs/screenshots/``.
+of the run, and so does the slider latency report
+(``browser-latency.{json,md}``; its JSON says whether the run was complete).
+The run writes no tracked file: ``make bench`` publishes the last complete
+latency report to ``benchmarks/results/``, and ``UPDATE_DOCS_SCREENSHOTS=1``
+refreshes ``docs/screenshots/``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ LATENCY = S.LATENCY
 
 S.PARTIAL_RUN = pytest.StashKey[bool]()
 _N_COLLECTED = pytest.StashKey[int]()
+_ANY_SELECTED = pytest.StashKey[bool]()
 
 
 def _is_browser_item(item) -> bool:
@@ -69,15 +72,17 @@ def pytest_collection_finish(session):
     partial = selected != session.config.stash.get(_N_COLLECTED, 0)
     partial = partial or any("::" in str(a) for a in session.config.args)
     session.config.stash[S.PARTIAL_RUN] = partial
+    session.config.stash[_ANY_SELECTED] = selected > 0
 
 
 def pytest_terminal_summary(terminalreporter):
+    """Where the artifacts are (only when this run selected browser tests)."""
+    if not terminalreporter.config.stash.get(_ANY_SELECTED, False):
+        return
     if S.ARTIFACTS.exists() and any(S.ARTIFACTS.iterdir()):
         terminalreporter.write_line(f"browser test screenshots and logs: {S.ARTIFACTS}")
-    if LATENCY:
-        partial = terminalreporter.config.stash.get(S.PARTIAL_RUN, False)
-        where = S.ARTIFACTS / S.LATENCY_MD.name if partial else S.LATENCY_MD
-        terminalreporter.write_line(f"browser slider latency report: {where}")
+    if LATENCY and S.LATENCY_MD.exists():
+        terminalreporter.write_line(f"browser slider latency report: {S.LATENCY_MD}")
 
 
 @pytest.fixture(scope="session")
@@ -186,19 +191,19 @@ def panel_classes() -> set[str]:
 
 @pytest.fixture(scope="session")
 def latency_report(browser, request):
-    """Collects per-panel latencies; writes benchmarks/results/browser-latency.{json,md} at the end.
+    """Collects per-panel latencies; writes test-artifacts/browser/browser-latency.{json,md} at the end.
 
-    Only a full browser run refreshes the committed report; a partial run (-k, node ids)
-    writes its numbers under test-artifacts/browser/ instead.
+    ``complete`` in the JSON is false for a partial run (-k, -m, node ids); ``make bench``
+    publishes only a complete run's report to benchmarks/results/.
     """
     yield LATENCY
     if not LATENCY:
         return
     partial = request.config.stash.get(S.PARTIAL_RUN, False)
-    out_json = S.ARTIFACTS / S.LATENCY_JSON.name if partial else S.LATENCY_JSON
-    out_md = S.ARTIFACTS / S.LATENCY_MD.name if partial else S.LATENCY_MD
+    out_json, out_md = S.LATENCY_JSON, S.LATENCY_MD
     meta = {
         "date": _dt.datetime.now().isoformat(timespec="seconds"),
+        "complete": not partial,
         "what": "key press (ArrowRight/Left on a focused slider handle) to the next painted frame "
                 "after the new figure image is decoded; one single step at a time",
         "target_median_ms": S.LATENCY_TARGET_MS,
@@ -220,6 +225,9 @@ def latency_report(browser, request):
         lines.append(f"| {r['notebook']} | {r['panel']} | {r['slider']} | {r['median_ms']:.0f} | "
                      f"{r['min_ms']:.0f} | {r['max_ms']:.0f} | "
                      f"{'yes' if r['median_ms'] <= S.LATENCY_TARGET_MS else 'no'} |")
-    lines += ["", "Produced by `tests/browser/test_jupyterlab.py` (run by `make test`).", ""]
+    if partial:
+        lines[1:1] = ["", "Partial run (some browser tests were deselected): not published by `make bench`."]
+    lines += ["", "Produced by `tests/browser/test_jupyterlab.py` (run by `make test`); "
+              "published to benchmarks/results/ by `make bench`.", ""]
     out_md.write_text("\n".join(lines))
 

@@ -90,7 +90,8 @@ def notebook(request, browser, lab_server, artifacts, panel_classes):
             try:
                 page.wait_for_function(
                     "([sel, n]) => document.querySelectorAll(sel).length >= n && "
-                    "[...document.querySelectorAll(sel + ' > .widget-image')].every(i => i.complete && i.naturalWidth > 0)",
+                    "[...document.querySelectorAll(sel + ' > .widget-image')]"
+                    ".every(i => i.complete && i.naturalWidth > 0)",
                     arg=[S.PANEL_SELECTOR, info["expected"]], timeout=S.UPDATE_MS)
             except Exception:  # the test below reports the count mismatch
                 pass

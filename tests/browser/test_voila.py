@@ -67,7 +67,7 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
             status = panel.state()["status"]
             if status:
                 problems.append(f"{name}: the panel's status line shows {status!r}")
-            path = panel.screenshot("1_after_key")
+            panel.screenshot("1_after_key")
             if not moved and nb == S.first_notebook_with_panels(panel_classes):  # README screenshot 3
                 window = shots / "voila_window.png"
                 panel.loc.evaluate("e => e.scrollIntoView({block: 'start'})")

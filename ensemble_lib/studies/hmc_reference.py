@@ -1,0 +1,383 @@
+"""An HMC reference for the Table-1 study and the 1-D network demo (NumPyro NUTS).
+
+Barber & Bishop (1998) §2.3 compare Gaussian approximations to the posterior
+of the erf network (B&B (1)–(2)) with Gamma hyperpriors (B&B (27)–(28)). This
+module samples that posterior itself with NUTS
+(:func:`~ensemble_lib.inference.hmc.sample_network`) on exactly the splits of
+:func:`ensemble_lib.studies.table1.run_split` — same
+:class:`~ensemble_lib.studies.table1.TableConfig`, same
+``train_test_split_standardised(X, y, n_train, default_rng([seed, i]))``,
+same bias column — so its test errors sit next to the table's.
+
+* :func:`run_reference_split`, :func:`run_reference`: per split, the HMC
+  posterior-predictive test MSE (standardised targets, as in the table), the
+  test MSE of each chain alone (chains can settle in different modes), the
+  largest split-R̂ and smallest ESS over symmetry-invariant quantities
+  (network outputs at the training inputs, α, β), divergences and seconds;
+* :func:`demo_reference`: the HMC predictive mean and 2-s.d. band for the
+  1-D demo panel's default setting (:data:`~ensemble_lib.lessons.networks.DEMO_DEFAULTS`,
+  α and β sampled under the Gamma hyperpriors, as the panel's "adapt" does);
+* ``python -m ensemble_lib.studies.hmc_reference [--quick] [--datasets …]
+  [--n-splits N] [--outdir DIR] [--demo] [--num-chains C] [--target-accept-prob P] …`` writes
+  ``figures/hmc_reference_{dataset}.json`` (and ``figures/hmc_demo.json``).
+
+Seeds: split i is made with ``default_rng([seed, i])`` (as in table1) and
+its sampler's ``PRNGKey`` is one integer drawn from ``default_rng([seed, i, 2])``.
+For a fixed configuration the JSON is identical from run to run on one
+machine except for the wall times (keys ``"seconds"``; compare with
+:func:`without_timing`). Different CPUs or package versions can change the
+draws.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .. import _validation as check
+from ..inference.hmc import SamplerSettings, package_versions, sample_network
+from ..inference.hyperparameters import GammaHyperprior
+from .table1 import TableConfig
+
+#: file names (in figures/ or --outdir)
+REFERENCE_FILE = "hmc_reference_{dataset}.json"
+DEMO_FILE = "hmc_demo.json"
+#: the ``--quick`` configuration (for tests): 1 split, 40 training rows, H = 2, 200 + 200 draws
+QUICK_CONFIG = TableConfig(n_train=40, n_hidden=2, n_splits=1)
+QUICK_SAMPLER = SamplerSettings(num_warmup=200, num_samples=200, num_chains=2)
+#: the full reference's sampler settings. A step-size target of 0.95 (rather than NumPyro's 0.8
+#: or 0.9) cut the diabetes divergences from 119 to 31 over 10 splits at the same test errors.
+#: Four chains: on several Boston splits chains settle in different modes whose test errors
+#: differ by up to 0.2, so two chains leave the split's predictive mean poorly determined.
+FULL_SAMPLER = SamplerSettings(num_warmup=1000, num_samples=1000, num_chains=4,
+                               target_accept_prob=0.95, max_tree_depth=10)
+#: the 1-D demo's sampler settings: its 16-point posterior needs a smaller step (target 0.99 gave
+#: 27 divergences in 4 × 1000 draws where 0.95 gave 490), and sampling it is cheap
+DEMO_SAMPLER = SamplerSettings(num_warmup=1000, num_samples=1000, num_chains=4,
+                               target_accept_prob=0.99, max_tree_depth=10)
+_UNITS = "mean squared error of targets standardised with the training mean and s.d."
+_DIAGNOSTICS_NOTE = (
+    "r_hat_max and ess_min are over symmetry-invariant quantities (network outputs at the "
+    "training inputs, alpha, beta); r_hat_max_weights is over the individual weights, which can "
+    "be large when chains sit in permuted or sign-flipped copies of a mode. test_mse averages the "
+    "predictions of all draws of all chains (the posterior predictive mean); chain_test_mse uses "
+    "one chain's draws.")
+
+
+def sampler_seed(seed: int, index: int) -> int:
+    """The PRNGKey integer of split ``index``: one draw from ``default_rng([seed, index, 2])``."""
+    return int(np.random.default_rng([seed, index, 2]).integers(0, 2**31 - 1))
+
+
+def run_reference_split(X, y, config: TableConfig, settings: SamplerSettings,
+                        index: int = 0) -> dict:
+    """NUTS on split ``index`` of the Table-1 protocol; the HMC test errors and diagnostics.
+
+    Parameters
+    ----------
+    X, y : array_like
+        Raw inputs (N × d) and targets (N,); the split is standardised on its
+        training rows and a bias column appended, as in
+        :func:`~ensemble_lib.studies.table1.run_split`.
+    config : TableConfig
+        ``n_train``, ``n_hidden``, ``prior`` and ``seed`` are used.
+    settings : SamplerSettings
+    index : int
+
+    Returns
+    -------
+    dict
+        ``test_mse`` (all draws of all chains), ``chain_test_mse`` (per chain)
+        and ``chain_mse_spread`` (max − min), ``baseline_mse``, ``r_hat_max``,
+        ``r_hat_max_weights``, ``ess_min``, ``divergences`` (total) and
+        ``chain_divergences``, posterior means of α and β, ``mean_predictive_sd``,
+        ``sampler_seed``, ``chain_method``, ``n_test``, ``seconds``.
+    """
+    from ..models.network import add_bias
+    from .datasets import train_test_split_standardised
+
+    if not isinstance(config, TableConfig):
+        raise ValueError(f"config must be a TableConfig, got {type(config).__name__}")
+    if not isinstance(settings, SamplerSettings):
+        raise ValueError(f"settings must be a SamplerSettings, got {type(settings).__name__}")
+    index = check.integer("index", index, low=0)
+    split = train_test_split_standardised(X, y, config.n_train,
+                                          np.random.default_rng([config.seed, index]))
+    Xtr, Xte = add_bias(split.X_train), add_bias(split.X_test)
+    seed = sampler_seed(config.seed, index)
+    res = sample_network(Xtr, split.y_train, config.n_hidden, config.prior, seed=seed,
+                         **settings.as_dict())
+    mean, sd = res.predictive(Xte)
+    chain_mse = [float(np.mean((res.predictive(Xte, chain=c)[0] - split.y_test) ** 2))
+                 for c in range(res.n_chains)]
+    return {
+        "index": index,
+        "test_mse": float(np.mean((mean - split.y_test) ** 2)),
+        "chain_test_mse": chain_mse,
+        "chain_mse_spread": float(max(chain_mse) - min(chain_mse)),
+        "baseline_mse": float(np.mean(split.y_test ** 2)),
+        "mean_predictive_sd": float(np.mean(sd)),
+        "r_hat_max": res.r_hat_max,
+        "r_hat_max_weights": float(np.max(res.r_hat["w"])),
+        "ess_min": res.ess_min,
+        "divergences": res.n_divergences,
+        "chain_divergences": [int(v) for v in res.divergences],
+        "alpha_mean": float(np.mean(res.alpha)),
+        "beta_mean": float(np.mean(res.beta)),
+        "sampler_seed": seed,
+        "chain_method": res.settings["chain_method"],
+        "n_test": split.n_test,
+        "seconds": res.seconds,
+    }
+
+
+def _mean_se(values) -> dict:
+    v = np.asarray(values, dtype=float)
+    se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else None
+    return {"mean": float(v.mean()), "se": se}
+
+
+def run_reference(dataset: str = "boston", config: TableConfig | None = None,
+                  settings: SamplerSettings | None = None, progress=None) -> dict:
+    """:func:`run_reference_split` over ``config.n_splits`` splits of one data set, summarised.
+
+    Parameters
+    ----------
+    dataset : {"boston", "diabetes"}
+    config : TableConfig, optional
+        Default: the Table-1 protocol (128 training rows, H = 4, the paper's
+        hyperpriors, 10 splits, seed 0).
+    settings : SamplerSettings, optional
+        Default :data:`FULL_SAMPLER` (1000 + 1000 draws, 4 chains, target 0.95).
+    progress : callable, optional
+        ``progress(i, split_result)`` after each split.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``dataset``, ``config`` (``TableConfig.as_dict()``),
+        ``sampler`` (settings), ``versions``, ``summary`` (mean ± s.e. over
+        splits of ``test_mse``, ``baseline_mse``, ``chain_mse_spread``; worst
+        ``r_hat_max``, smallest ``ess_min``, total divergences and seconds),
+        ``splits``, ``units``, ``command``, ``note``, ``diagnostics_note``.
+    """
+    from .datasets import load_boston, load_diabetes
+
+    loaders = {"boston": load_boston, "diabetes": load_diabetes}
+    if dataset not in loaders:
+        raise ValueError(f"dataset must be one of {sorted(loaders)}, got {dataset!r}")
+    config = TableConfig() if config is None else config
+    settings = FULL_SAMPLER if settings is None else settings
+    data = loaders[dataset]()
+    splits = []
+    for i in range(config.n_splits):
+        splits.append(run_reference_split(data.X, data.y, config, settings, i))
+        if progress is not None:
+            progress(i, splits[-1])
+    summary = {q: _mean_se([s[q] for s in splits])
+               for q in ("test_mse", "baseline_mse", "chain_mse_spread", "alpha_mean", "beta_mean")}
+    summary.update(r_hat_max=max(s["r_hat_max"] for s in splits),
+                   ess_min=min(s["ess_min"] for s in splits),
+                   divergences=int(sum(s["divergences"] for s in splits)),
+                   seconds=float(sum(s["seconds"] for s in splits)))
+    return {
+        "dataset": dataset,
+        "n_samples": data.n_samples,
+        "n_inputs": data.n_features,
+        "config": config.as_dict(),
+        "config_used": ["n_train", "n_hidden", "prior", "n_splits", "seed"],
+        "sampler": settings.as_dict(),
+        "sampler_seeds": "split i: PRNGKey(default_rng([seed, i, 2]).integers(0, 2**31 - 1))",
+        "model": ("erf network B&B (1)-(2) with bias input; alpha ~ Gamma(a, scale b), "
+                  "beta ~ Gamma(c, scale d) (B&B (27)-(28)); non-centred w = z/sqrt(alpha); "
+                  "float64; NumPyro NUTS"),
+        "versions": package_versions(),
+        "units": _UNITS,
+        "command": f"python -m ensemble_lib.studies.hmc_reference --datasets {dataset}",
+        "summary": summary,
+        "splits": splits,
+        "note": data.note,
+        "diagnostics_note": _DIAGNOSTICS_NOTE,
+    }
+
+
+def config_from_result(result: dict) -> tuple[TableConfig, SamplerSettings]:
+    """Re-derive the :class:`TableConfig` and :class:`SamplerSettings` stored in a result."""
+    cfg = dict(result["config"])
+    cfg["prior"] = GammaHyperprior(**cfg["prior"])
+    cfg["ranks"] = tuple(cfg["ranks"])
+    return TableConfig(**cfg), SamplerSettings(**result["sampler"])
+
+
+def without_timing(result):
+    """A copy of a result without its wall times (every key named ``"seconds"``), for comparisons."""
+    if isinstance(result, dict):
+        return {k: without_timing(v) for k, v in result.items() if k != "seconds"}
+    if isinstance(result, list):
+        return [without_timing(v) for v in result]
+    return result
+
+
+def write_json(result: dict, path) -> Path:
+    """Write indented JSON with sorted keys and return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def load_reference(dataset: str = "boston", directory=None) -> dict:
+    """Read ``hmc_reference_{dataset}.json`` (default: the repository's ``figures/``)."""
+    from ..ui.figures import DEFAULT_OUTDIR
+
+    path = Path(DEFAULT_OUTDIR if directory is None else directory) / REFERENCE_FILE.format(
+        dataset=dataset)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path.name} is missing: run `python -m "
+                                f"ensemble_lib.studies.hmc_reference --datasets {dataset}`")
+    return json.loads(path.read_text())
+
+
+# ---------------------------------------------------------------------------
+# The 1-D demo
+# ---------------------------------------------------------------------------
+
+
+def demo_reference(n_hidden: int | None = None, prior: GammaHyperprior | None = None,
+                   settings: SamplerSettings | None = None, seed: int = 0,
+                   n_grid: int = 121, data=None) -> dict:
+    """HMC predictive mean and 2-s.d. band for the 1-D demo panel's default setting.
+
+    The model is the panel's with "adapt hyperparameters" ticked
+    (:data:`~ensemble_lib.lessons.networks.DEMO_DEFAULTS`): ``n_hidden`` hidden
+    units, a bias input, α and β under the Gamma hyperpriors (default
+    :class:`GammaHyperprior`, as :func:`~ensemble_lib.lessons.networks.demo_fit`).
+    The grid is the panel's, ``linspace(−3, 3, n_grid)``.
+
+    Parameters
+    ----------
+    n_hidden : int, optional
+        Default ``DEMO_DEFAULTS["n_hidden"]``.
+    prior : GammaHyperprior, optional
+    settings : SamplerSettings, optional
+        Default :data:`DEMO_SAMPLER`.
+    seed : int
+        The sampler's PRNGKey.
+    n_grid : int
+    data : (x, t), optional
+        Default :func:`~ensemble_lib.lessons.networks.demo_data`.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``x_grid``, ``mean``, ``sd`` (predictive, noise 1/β
+        included), ``lower``/``upper`` (mean ∓ 2 sd), the data ``x``, ``t``,
+        posterior means of α, β, diagnostics, the settings and versions.
+    """
+    from ..lessons.networks import DEMO_DEFAULTS, demo_data
+    from ..models.network import add_bias
+
+    n_hidden = DEMO_DEFAULTS["n_hidden"] if n_hidden is None else n_hidden
+    prior = GammaHyperprior() if prior is None else prior
+    settings = DEMO_SAMPLER if settings is None else settings
+    x, t = demo_data() if data is None else data
+    x = check.finite_vector("x", x, min_len=2)
+    t = check.finite_vector("t", t, min_len=2)
+    xg = np.linspace(-3.0, 3.0, check.integer("n_grid", n_grid, low=10, high=10_000))
+    res = sample_network(add_bias(x[:, None]), t, n_hidden, prior, seed=seed,
+                         **settings.as_dict())
+    mean, sd = res.predictive(add_bias(xg[:, None]))
+    return {
+        "x_grid": xg.tolist(), "mean": mean.tolist(), "sd": sd.tolist(),
+        "lower": (mean - 2.0 * sd).tolist(), "upper": (mean + 2.0 * sd).tolist(),
+        "x": x.tolist(), "t": t.tolist(),
+        "n_hidden": int(n_hidden), "adapt": True,
+        "prior": {"a": prior.a, "b": prior.b, "c": prior.c, "d": prior.d},
+        "alpha_mean": float(np.mean(res.alpha)), "beta_mean": float(np.mean(res.beta)),
+        "r_hat_max": res.r_hat_max, "ess_min": res.ess_min, "divergences": res.n_divergences,
+        "sampler": settings.as_dict(), "seed": int(seed),
+        "chain_method": res.settings["chain_method"], "versions": package_versions(),
+        "seconds": res.seconds,
+        "band": "mean +/- 2 predictive s.d. (noise 1/beta of each draw included)",
+        "command": "python -m ensemble_lib.studies.hmc_reference --datasets --demo",
+        "diagnostics_note": _DIAGNOSTICS_NOTE,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+
+
+def main(argv=None) -> list[Path]:
+    """``python -m ensemble_lib.studies.hmc_reference``: sample and store the references."""
+    import argparse
+    import tempfile
+
+    from ..ui.figures import DEFAULT_OUTDIR
+
+    parser = argparse.ArgumentParser(
+        description="HMC (NumPyro NUTS) reference for Table 1 and the 1-D demo")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny configuration for tests (1 split, 40 rows, H = 2, 200 + 200 "
+                             "draws); writes to --outdir or a new temporary folder")
+    parser.add_argument("--datasets", nargs="*", default=["boston", "diabetes"],
+                        help="data sets (none: only --demo)")
+    parser.add_argument("--n-splits", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=TableConfig.seed)
+    parser.add_argument("--demo", action="store_true", help="also write hmc_demo.json")
+    for name in ("num_warmup", "num_samples", "num_chains", "target_accept_prob"):
+        parser.add_argument("--" + name.replace("_", "-"), type=float if "prob" in name else int,
+                            default=None, help=f"NUTS {name} (default: the full or --quick setting)")
+    parser.add_argument("--outdir", default=None,
+                        help="output folder (default: figures/, or a temporary one with --quick)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        base, settings, demo_settings = QUICK_CONFIG, QUICK_SAMPLER, QUICK_SAMPLER
+        outdir = Path(args.outdir) if args.outdir else Path(tempfile.mkdtemp(prefix="hmc_quick_"))
+    else:
+        base, settings, demo_settings = TableConfig(), FULL_SAMPLER, DEMO_SAMPLER
+        outdir = Path(args.outdir) if args.outdir else DEFAULT_OUTDIR
+    changes = {k: v for k, v in vars(args).items()
+               if k in settings.as_dict() and v is not None}
+    if changes:
+        settings = SamplerSettings(**{**settings.as_dict(), **changes})
+        demo_settings = SamplerSettings(**{**demo_settings.as_dict(), **changes})
+    config = TableConfig(n_train=base.n_train, n_hidden=base.n_hidden, prior=base.prior,
+                         n_splits=base.n_splits if args.n_splits is None else args.n_splits,
+                         seed=args.seed)
+    written = []
+    for name in args.datasets:
+        def progress(i, r, name=name):
+            print(f"{name} split {i}: {r['seconds']:.0f} s; HMC test MSE {r['test_mse']:.4f} "
+                  f"(chains {', '.join(f'{m:.4f}' for m in r['chain_test_mse'])}); "
+                  f"R-hat max {r['r_hat_max']:.3f}, ESS min {r['ess_min']:.0f}, "
+                  f"{r['divergences']} divergences", file=sys.stderr, flush=True)
+
+        result = run_reference(name, config, settings, progress)
+        if args.quick:
+            result["command"] += " --quick"
+        if args.n_splits is not None:
+            result["command"] += f" --n-splits {config.n_splits}"
+        if args.seed != TableConfig.seed:
+            result["command"] += f" --seed {args.seed}"
+        result["command"] += "".join(f" --{k.replace('_', '-')} {v}" for k, v in sorted(changes.items()))
+        written.append(write_json(result, outdir / REFERENCE_FILE.format(dataset=name)))
+        s = result["summary"]
+        print(f"{written[-1]}: HMC test MSE {s['test_mse']['mean']:.4f}"
+              + (f" ± {s['test_mse']['se']:.4f}" if s["test_mse"]["se"] is not None else "")
+              + f" over {config.n_splits} split(s), {s['seconds']:.0f} s", flush=True)
+    if args.demo:
+        demo = demo_reference(settings=demo_settings, seed=args.seed)
+        written.append(write_json(demo, outdir / DEMO_FILE))
+        print(f"{written[-1]}: R-hat max {demo['r_hat_max']:.3f}, {demo['seconds']:.0f} s",
+              flush=True)
+    return written
+
+
+if __name__ == "__main__":
+    main()
