@@ -12,9 +12,11 @@ panel (the learning path) must render without error.
 
 from __future__ import annotations
 
+import warnings
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 import _support as S
 
@@ -24,6 +26,9 @@ JS_ERROR_OUTPUTS = r"""() => [...document.querySelectorAll('.jp-OutputArea-outpu
     .map(e => e.innerText || '')
     .filter(t => /Traceback|\w+Error\b|Exception/.test(t))
     .map(t => t.slice(0, 400))"""
+
+#: the first wait for a Voilà page's panels; then one reload (see the test)
+VOILA_FIRST_TRY_MS = 120_000
 
 
 @pytest.mark.parametrize("nb", S.notebooks(), ids=lambda p: p.stem)
@@ -35,13 +40,28 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
     log_start = len(voila_server.log_text())
     problems: list[str] = []
     try:
+        url = f"{voila_server.base}/voila/render/notebooks/{quote(nb.name)}"
+        rendered = ("([sel, n]) => document.querySelectorAll(sel).length >= n && "
+                    "[...document.querySelectorAll(sel + ' > .widget-image')]"
+                    ".every(i => i.complete && i.naturalWidth > 0)")
         # Voilà streams the page while the kernel runs the notebook: "load" comes at the end.
-        page.goto(f"{voila_server.base}/voila/render/notebooks/{quote(nb.name)}", timeout=S.RUN_ALL_MS,
-                  wait_until="load")
-        page.wait_for_function(
-            "([sel, n]) => document.querySelectorAll(sel).length >= n && "
-            "[...document.querySelectorAll(sel + ' > .widget-image')].every(i => i.complete && i.naturalWidth > 0)",
-            arg=[S.PANEL_SELECTOR, expected], timeout=S.RUN_ALL_MS)
+        page.goto(url, timeout=S.RUN_ALL_MS, wait_until="load")
+        try:
+            page.wait_for_function(rendered, arg=[S.PANEL_SELECTOR, expected], timeout=VOILA_FIRST_TRY_MS)
+        except PlaywrightTimeoutError:
+            # Voilà's known intermittent race (voila-dashboards/voila#920: the page's kernel
+            # connection is re-established, "Starting buffering" in the server log, and the front
+            # end reports "widget model not found"): the widgets never appear on that page, and a
+            # visitor reloads. Reload once, say so, and fail only if the reload does not render.
+            why = ("widget model not found" if any("widget model not found" in t for _, t in messages)
+                   else "no console error")
+            warnings.warn(f"{nb.name}: Voilà did not render the panels within "
+                          f"{VOILA_FIRST_TRY_MS // 1000} s ({why}); reloading once", stacklevel=1)
+            (shots / f"{nb.stem}_console_first_try.log").write_text(
+                "\n".join(f"{k}: {t}" for k, t in messages) + "\n")
+            messages.clear()  # the reloaded page's console is checked below, as for any page
+            page.goto(url, timeout=S.RUN_ALL_MS, wait_until="load")
+            page.wait_for_function(rendered, arg=[S.PANEL_SELECTOR, expected], timeout=S.RUN_ALL_MS)
         errors = page.evaluate(JS_ERROR_OUTPUTS)
         if errors:
             problems.append(f"cells show errors: {errors}")
