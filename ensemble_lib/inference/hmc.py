@@ -264,10 +264,10 @@ class HMCResult:
 
 def _outputs(model: str, w, X, n_hidden):
     if model == "toy":
-        from ..models.erf_network import sigma
+        from ..models.erf_network import toy_model
 
         x = check.finite_vector("X", X)
-        return w[:, 1:2] * sigma(w[:, 0:1] * x[None, :])
+        return toy_model(x[None, :], w[:, 0:1], w[:, 1:2])
     if model == "linear":
         Phi = check.finite_matrix("X", X, shape="(N, k)")
         return w @ Phi.T

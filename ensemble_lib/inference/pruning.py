@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as check
-from ..models.network import output_moments
+from ..models.network import network_output, output_moments
 
 #: A unit is active when its share of Σ_n⟨f²⟩ is at least this.
 DEFAULT_THRESHOLD = 0.01
@@ -88,8 +88,6 @@ def unit_usage(mean, cov, X, n_hidden: int, threshold: float = DEFAULT_THRESHOLD
         idx = unit_indices(d, n_hidden, i)
         sub_cov = cov[np.ix_(idx, idx)]
         if not np.any(sub_cov):
-            from ..models.network import network_output
-
             m[i] = float(np.sum(network_output(mean[idx], X, 1) ** 2))
         else:
             m[i] = float(np.sum(output_moments(mean[idx], sub_cov, X, 1)[1]))

@@ -41,7 +41,7 @@ import numpy as np
 from .. import _validation as check
 from ..inference.hmc import SamplerSettings, package_versions, sample_network
 from ..inference.hyperparameters import GammaHyperprior
-from .table1 import TableConfig
+from .table1 import TableConfig, make_split
 
 #: file names (in figures/ or --outdir)
 REFERENCE_FILE = "hmc_reference_{dataset}.json"
@@ -97,17 +97,10 @@ def run_reference_split(X, y, config: TableConfig, settings: SamplerSettings,
         ``chain_divergences``, posterior means of α and β, ``mean_predictive_sd``,
         ``sampler_seed``, ``chain_method``, ``n_test``, ``seconds``.
     """
-    from ..models.network import add_bias
-    from .datasets import train_test_split_standardised
-
-    if not isinstance(config, TableConfig):
-        raise ValueError(f"config must be a TableConfig, got {type(config).__name__}")
     if not isinstance(settings, SamplerSettings):
         raise ValueError(f"settings must be a SamplerSettings, got {type(settings).__name__}")
-    index = check.integer("index", index, low=0)
-    split = train_test_split_standardised(X, y, config.n_train,
-                                          np.random.default_rng([config.seed, index]))
-    Xtr, Xte = add_bias(split.X_train), add_bias(split.X_test)
+    split, Xtr, Xte = make_split(X, y, config, index)
+    index = int(index)
     seed = sampler_seed(config.seed, index)
     res = sample_network(Xtr, split.y_train, config.n_hidden, config.prior, seed=seed,
                          **settings.as_dict())

@@ -103,6 +103,24 @@ def _ensemble_row(fit: EnsembleFit, post, X_test, y_test) -> dict:
             "converged": fit.converged, "n_iter": fit.n_iter}
 
 
+def make_split(X, y, config: TableConfig, index: int = 0):
+    """Split ``index`` of the protocol: ``(split, X_train, X_test)`` with the bias column appended.
+
+    The split is drawn with ``default_rng([config.seed, index])`` and standardised on its
+    training rows (:func:`~ensemble_lib.studies.datasets.train_test_split_standardised`); the
+    Table-1 study and the HMC reference both use it, so they see the same rows.
+    """
+    from ..models.network import add_bias
+    from .datasets import train_test_split_standardised
+
+    if not isinstance(config, TableConfig):
+        raise ValueError(f"config must be a TableConfig, got {type(config).__name__}")
+    index = check.integer("index", index, low=0)
+    split = train_test_split_standardised(X, y, config.n_train,
+                                          np.random.default_rng([config.seed, index]))
+    return split, add_bias(split.X_train), add_bias(split.X_test)
+
+
 def run_split(X, y, config: TableConfig, index: int = 0) -> dict:
     """Fit every method on one random split and return its test errors and diagnostics.
 
@@ -136,16 +154,9 @@ def run_split(X, y, config: TableConfig, index: int = 0) -> dict:
     """
     import time
 
-    from .datasets import train_test_split_standardised
-    from ..models.network import add_bias
-
-    if not isinstance(config, TableConfig):
-        raise ValueError(f"config must be a TableConfig, got {type(config).__name__}")
-    index = check.integer("index", index, low=0)
     t0 = time.perf_counter()
-    split = train_test_split_standardised(X, y, config.n_train,
-                                          np.random.default_rng([config.seed, index]))
-    Xtr, Xte = add_bias(split.X_train), add_bias(split.X_test)
+    split, Xtr, Xte = make_split(X, y, config, index)
+    index = int(index)
     post = NetworkPosterior(Xtr, split.y_train, config.n_hidden, alpha=1.0, beta=1.0)
     bad = [r for r in config.ranks if r > post.dim - 1]
     if bad:
