@@ -225,8 +225,10 @@ def test_warm_start_draws_its_extra_factors_from_the_given_rng():
     np.testing.assert_array_equal(a, nf._embed(diag, fam, np.random.default_rng(0)))
     assert not np.array_equal(a, nf._embed(diag, fam, np.random.default_rng(1)))
     np.testing.assert_array_equal(a[:6], diag.theta)  # w̄ and ln d kept exactly
-    # the default is a fresh default_rng(0) per call: passing it explicitly changes nothing
-    f0 = nf.fit_family(lin, "factor", 2, warm=diag)
+    # no hidden default: a warm start needs the caller's generator, and the same seed gives the same fit
+    with pytest.raises(ValueError, match="rng .* is required with warm"):
+        nf.fit_family(lin, "factor", 2, warm=diag)
+    f0 = nf.fit_family(lin, "factor", 2, warm=diag, rng=np.random.default_rng(0))
     f1 = nf.fit_family(lin, "factor", 2, warm=diag, rng=np.random.default_rng(0))
     np.testing.assert_array_equal(f0.theta, f1.theta)
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):

@@ -134,6 +134,8 @@ class EvidenceRun:
     tol_reached: float
     notes: tuple = ()
     n_data: int = 0
+    #: every restart of :func:`~ensemble_lib.inference.network_fits.fit_evidence` (empty otherwise)
+    restarts: tuple = field(default=(), repr=False)
 
     @property
     def n_iter(self) -> int:

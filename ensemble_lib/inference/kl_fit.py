@@ -32,13 +32,27 @@ class KLFitWarning(UserWarning):
     """The KL optimisation stopped before reaching its tolerance."""
 
 
+def gradient_converged(grad, gtol: float) -> bool:
+    """The one meaning of ``converged`` in this library's fits: max_i |∂objective/∂θ_i| ≤ ``gtol``.
+
+    ``grad`` is the gradient of the minimised objective in the family's parameters θ at the
+    returned point — whatever stopped the optimiser (its own gradient test, a relative-change
+    rule, a failed line search or the iteration limit). The iteration limit is reported apart
+    (``at_limit``).
+    """
+    g = np.asarray(grad, dtype=float)
+    return bool(g.size == 0 or (np.all(np.isfinite(g)) and float(np.max(np.abs(g))) <= gtol))
+
+
 @dataclass(frozen=True)
 class KLFit:
     """Result of :func:`kl_fit`: Q = N(mean, cov) with its KL and bound.
 
     ``kl`` is nan for models whose exact ln Z is not computable; ``bound``
     (F[Q], B&B (17)) is always given. ``grad_norm`` is the norm of the
-    objective's gradient in the family's parameters at the end.
+    objective's gradient in the family's parameters at the end; ``converged`` is
+    :func:`gradient_converged` at the tolerance the fit used, and ``at_limit`` says the
+    optimiser used all ``maxiter`` iterations.
     """
 
     mean: np.ndarray
@@ -51,6 +65,7 @@ class KLFit:
     grad_norm: float
     converged: bool
     theta: np.ndarray = field(repr=False)
+    at_limit: bool = False
 
 
 def kl_objective(post, fam: CovarianceFamily, theta) -> tuple[float, np.ndarray]:
@@ -175,10 +190,13 @@ def kl_fit(
         from the best Gaussian centred at the origin (:func:`centred_fit_start`).
         Default: True for a 2-parameter ``ToyPosterior``.
     gtol : float
-        Gradient-norm tolerance. Small problems (≤ 40 parameters) run BFGS and
+        Gradient tolerance (> 0). Small problems (≤ 40 parameters) run BFGS and
         then polish the gradient to ``gtol``; larger ones (a network's full
         covariance has k(k+1)/2 of them) run L-BFGS-B with a per-component
-        tolerance of ``max(gtol, 1e-6)`` and no polish.
+        tolerance of ``max(gtol, 1e-6)`` and no polish. ``converged`` means every
+        gradient component is within that tolerance (:func:`gradient_converged`).
+    maxiter : int
+        Optimiser iterations per start (1 to 100 000); ``at_limit`` marks a fit that used them all.
     callback : callable, optional
         Called with the parameter vector after each iteration (progress bars).
 
@@ -193,6 +211,10 @@ def kl_fit(
         The best fit over the starts. ``kl`` is the exact KL(Q‖P)
         (``post.log_Z`` + objective) and ``bound`` is F[Q].
     """
+    from .. import _validation as check
+
+    gtol = check.positive("gtol", gtol)
+    maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
     fam = CovarianceFamily.make(family, post.dim, rank)
     fun = lambda th: kl_objective(post, fam, th)  # noqa: E731
     starts, second_moment = _starts(post, fam, init)
@@ -226,10 +248,11 @@ def kl_fit(
         raise RuntimeError("kl_fit: every start failed (the objective was not finite)")
     if small:
         theta, g = _newton_polish(fun, best.x, best.jac, gtol, hess_inv=best.hess_inv)
-        converged = bool(np.linalg.norm(g) <= 10 * gtol)
+        tol = gtol
     else:
         theta, g = best.x, best.jac
-        converged = bool(best.success)
+        tol = max(gtol, 1e-6)
+    converged = gradient_converged(g, tol)
     if not converged:
         warnings.warn(
             f"kl_fit ({fam.name}, s={fam.rank}) stopped before converging: gradient norm "
@@ -247,5 +270,5 @@ def kl_fit(
     return KLFit(
         mean=mean, cov=cov, kl=float(kl), bound=float(bound), family=fam.name, rank=fam.rank,
         n_iter=int(best.nit), grad_norm=gnorm, converged=converged,
-        theta=theta,
+        theta=theta, at_limit=bool(best.nit >= maxiter),
     )

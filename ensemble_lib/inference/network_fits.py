@@ -50,6 +50,7 @@ A (MacKay's Hessian) → ``hessian``; g → ``jacobian`` rows.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -62,7 +63,7 @@ from .. import _validation as check
 from .evidence import EvidenceRun, evidence_reestimation
 from .gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
-from .kl_fit import KLFit, KLFitWarning, kl_fit, kl_objective
+from .kl_fit import KLFit, KLFitWarning, gradient_converged, kl_fit, kl_objective
 from ..models.network import network_jacobian
 from ..models.posterior import Expectation
 
@@ -138,7 +139,9 @@ class EnsembleFit:
     (B&B (37)–(38)) for the final Q; ``bound`` is F[Q, R, S] (B&B (33)) with those
     R, S, i.e. the collapsed bound F*(Q). ``theta`` are the family's
     parameters (:class:`~ensemble_lib.gaussian.CovarianceFamily`), used to
-    warm-start a richer family exactly.
+    warm-start a richer family exactly. ``converged`` is
+    :func:`~ensemble_lib.inference.kl_fit.gradient_converged` (every component of ∇F* in θ
+    within the fit's gtol); ``at_limit`` marks a fit stopped by its iteration limit.
     """
 
     mean: np.ndarray = field(repr=False)
@@ -151,6 +154,7 @@ class EnsembleFit:
     converged: bool
     n_iter: int
     theta: np.ndarray = field(repr=False, default=None)
+    at_limit: bool = False
 
 
 def _embed(warm, fam: CovarianceFamily, rng: np.random.Generator) -> np.ndarray:
@@ -187,8 +191,8 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
     pairs run through :func:`~ensemble_lib.inference.kl_fit`, ``warm`` a poorer
     family's fit (with ``theta``) embedded exactly by :func:`_embed` and
     polished by L-BFGS-B. The best bound wins. ``rng`` draws the directions of
-    the small factors a warm start adds (:func:`_embed`); by default a fresh
-    ``numpy.random.default_rng(0)`` per call, so a call is reproducible.
+    the small factors a warm start adds (:func:`_embed`); it is required with ``warm``
+    (the caller owns every random choice).
     """
     if init is None and warm is None:
         raise ValueError("init (a list of (mean, cov) starting Gaussians) or warm (an EnsembleFit) "
@@ -201,7 +205,10 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
         fits.append(kl_fit(target, family, rank, init=init, gtol=gtol, maxiter=maxiter,
                            symmetric=False, callback=callback))
     if warm is not None:
-        rng = np.random.default_rng(0) if rng is None else check.generator("rng", rng)
+        if rng is None:
+            raise ValueError("rng (a numpy.random.Generator) is required with warm: it draws the "
+                             "directions of the small factors the richer family adds")
+        rng = check.generator("rng", rng)
         theta0 = _embed(warm, fam, rng)
         res = optimize.minimize(lambda th: kl_objective(target, fam, th), theta0, jac=True,
                                 method="L-BFGS-B", callback=callback,
@@ -209,14 +216,13 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
                                          "maxcor": 30})
         if np.isfinite(res.fun):
             mean, cov = fam.unpack(res.x)
-            # L-BFGS-B may end with "ABNORMAL" (a failed line search) where the objective's changes
-            # are below round-off; with every gradient component under 1e-4 that is an optimum
-            converged = bool(res.success) or float(np.max(np.abs(res.jac))) <= 1e-4
+            # the library's one meaning of converged, whatever stopped L-BFGS-B
+            converged = gradient_converged(res.jac, gtol)
             fits.append(KLFit(mean=mean, cov=cov, kl=math.nan,
                               bound=float(-res.fun - target.log_normalisers),
                               family=fam.name, rank=fam.rank, n_iter=int(res.nit),
                               grad_norm=float(np.linalg.norm(res.jac)), converged=converged,
-                              theta=res.x))
+                              theta=res.x, at_limit=bool(res.nit >= maxiter)))
             if init is None and not converged:
                 warnings.warn(f"fit_family ({fam.name}, s={fam.rank}) stopped before converging: "
                               f"gradient norm {np.linalg.norm(res.jac):.2e} ({res.message})",
@@ -255,7 +261,7 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
         Called after each optimiser iteration (progress bars).
     rng : numpy.random.Generator, optional
         Draws the directions of the small factors added to a ``warm`` start
-        (:func:`_embed`); default a fresh ``numpy.random.default_rng(0)`` per call.
+        (:func:`_embed`); required with ``warm``.
 
     Warns
     -----
@@ -275,7 +281,8 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
     alpha, beta = cb.hyperparameters(fit.mean, fit.cov)
     return EnsembleFit(mean=fit.mean, cov=fit.cov, alpha=float(alpha), beta=float(beta),
                        bound=float(fit.bound), family=fit.family, rank=fit.rank,
-                       converged=fit.converged, n_iter=fit.n_iter, theta=fit.theta)
+                       converged=fit.converged, n_iter=fit.n_iter, theta=fit.theta,
+                       at_limit=fit.at_limit)
 
 
 # ---------------------------------------------------------------------------
@@ -310,10 +317,17 @@ def fit_evidence(post, rng: np.random.Generator, n_restarts: int = 3,
     Returns
     -------
     EvidenceRun
-        The restart with the largest Laplace log evidence (MacKay eq. 20,
+        The restart with the largest Laplace log evidence (MacKay (20),
         including ``ln(H! 2^H)``, §4.1) among those whose re-estimation
         converged; if none converged, the best one with a
         :class:`~ensemble_lib.hyperparameters.HyperparameterConvergenceWarning`.
+        Its ``restarts`` hold every restart that ran (each with its own ``converged`` and
+        ``notes``), in the order drawn, so a study can start from every local optimum.
+
+    Warns
+    -----
+    Every warning a restart raised other than its own non-convergence (which its run records)
+    is passed on.
 
     Raises
     ------
@@ -325,32 +339,37 @@ def fit_evidence(post, rng: np.random.Generator, n_restarts: int = 3,
     alpha0 = check.positive("alpha0", alpha0)
     beta0 = check.positive("beta0", beta0)
     sym = symmetry_factor(post.n_hidden)
-    runs, errors = [], []
+    runs, errors, passed_on = [], [], []
     for _ in range(n_restarts):
         start = rng.normal(size=post.dim) / math.sqrt(alpha0)
         with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", HyperparameterConvergenceWarning)
+            warnings.simplefilter("always")
             try:
                 run = evidence_reestimation(post, alpha0=alpha0, beta0=beta0, tol=tol,
                                             max_iter=max_iter, symmetry_factor=sym, start=start,
                                             exact=False)
             except (ValueError, np.linalg.LinAlgError) as exc:
                 errors.append(str(exc))
-                continue
-        ok = run.converged and not any(issubclass(c.category, HyperparameterConvergenceWarning)
-                                       for c in caught)
-        runs.append((ok, run))
+                run = None
+        # a restart's non-convergence is recorded in its run (``converged``, ``notes``) and
+        # summarised below; every other warning is passed on to the caller
+        passed_on += [c for c in caught if not issubclass(c.category, HyperparameterConvergenceWarning)]
+        if run is not None:
+            runs.append(run)
+    for c in passed_on:
+        warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
     if not runs:
         raise RuntimeError(f"fit_evidence: all {n_restarts} restarts failed: {errors[-1]}")
-    good = [r for ok, r in runs if ok]
+    good = [r for r in runs if r.converged]
     if not good:
-        best = max((r for _, r in runs), key=lambda r: r.final.log_evidence)
+        best = max(runs, key=lambda r: r.final.log_evidence)
         warnings.warn(
             f"fit_evidence: none of the {n_restarts} restarts converged; returning the best "
             f"(alpha = {best.alpha_final:.4g}, beta = {best.beta_final:.4g}). "
             + " ".join(best.notes), HyperparameterConvergenceWarning, stacklevel=2)
-        return best
-    return max(good, key=lambda r: r.final.log_evidence)
+    else:
+        best = max(good, key=lambda r: r.final.log_evidence)
+    return dataclasses.replace(best, restarts=tuple(runs))
 
 
 def laplace_error_bars(post, w_mp, hessian, beta, X) -> tuple[np.ndarray, np.ndarray]:
