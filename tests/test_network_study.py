@@ -124,7 +124,7 @@ def test_factor_families_diagonal_to_full_on_a_fit(small):
     assert top.bound == pytest.approx(full.bound, abs=1e-5)
     bounds, prev = [diag.bound], diag
     for s in (1, 2):
-        prev = nf.fit_ensemble(post, PRIOR, "factor", s, warm=prev)
+        prev = nf.fit_ensemble(post, PRIOR, "factor", s, warm=prev, rng=np.random.default_rng(s))
         bounds.append(prev.bound)
     assert np.all(np.diff(bounds) >= -1e-7), bounds
     assert max(bounds) <= full.bound + 1e-6
@@ -201,7 +201,7 @@ def test_failed_optimisations_warn_or_raise(small):
     with pytest.warns(KLFitWarning, match="stopped before converging"):
         nf.fit_family(nf.CollapsedBound(post, PRIOR), "factor", 1,
                       warm=nf.fit_ensemble(post, PRIOR, "diagonal", init=[(lap.mean, lap.cov)]),
-                      maxiter=1)
+                      maxiter=1, rng=np.random.default_rng(0))
 
 
 def test_bad_input_names_the_argument(small):
@@ -233,7 +233,9 @@ def test_bad_input_names_the_argument(small):
     with pytest.raises(ValueError, match="dataset must be one of"):
         t1.run_table("iris")
     with pytest.raises(ValueError, match="rank must be an integer in"):
-        demo.demo_fit(*demo.demo_data(), n_hidden=1, rank=3, alpha=1.0, adapt=False)
+        demo.demo_fit(*demo.demo_data(), n_hidden=1, rank=3, alpha=1.0, adapt=False, rng=rng)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        demo.demo_fit(*demo.demo_data(), **demo.DEMO_DEFAULTS, rng=0)
 
 
 # ---------------------------------------------------------------------------
@@ -241,12 +243,29 @@ def test_bad_input_names_the_argument(small):
 # ---------------------------------------------------------------------------
 
 
+TINY = ["--table", "--datasets", "boston", "--n-splits", "2", "--n-train", "40", "--n-hidden", "1",
+        "--ranks", "1", "2", "--jobs", "1"]
+
+
 @pytest.fixture(scope="module")
-def tiny_table(tmp_path_factory):
+def tiny_table_text(tmp_path_factory):
     out = tmp_path_factory.mktemp("table")
-    t1.main(["--table", "--datasets", "boston", "--n-splits", "2", "--n-train", "40",
-             "--n-hidden", "1", "--ranks", "1", "2", "--outdir", str(out)])
-    return json.loads((out / "boston_table1.json").read_text())
+    t1.main(TINY + ["--outdir", str(out)])
+    return (out / "boston_table1.json").read_text()
+
+
+@pytest.fixture(scope="module")
+def tiny_table(tiny_table_text):
+    return json.loads(tiny_table_text)
+
+
+def test_table_command_gives_identical_json_when_run_twice(tiny_table_text, tmp_path):
+    """Determinism: the same configuration, in two worker processes this time, gives the same bytes."""
+    t1.main(TINY[:-1] + ["2", "--outdir", str(tmp_path), "--times", str(tmp_path / "times.json")])
+    assert (tmp_path / "boston_table1.json").read_text() == tiny_table_text
+    times = json.loads((tmp_path / "times.json").read_text())
+    assert len(times["split_seconds"]["boston"]) == 2 and times["wall_seconds"] > 0
+    assert '"seconds"' not in tiny_table_text  # wall times live in the --times file only
 
 
 def test_table_command_stores_the_documented_json(tiny_table):
@@ -264,6 +283,17 @@ def test_table_command_stores_the_documented_json(tiny_table):
     assert r["methods"]["laplace_evidence"]["log_evidence"]["mean"] is not None
     assert "race" in r["note"]
     assert "Ensemble (s = 1)" in t1.format_table(r)
+    for s in r["splits"]:
+        assert s["settled"] and s["rounds"] >= 1
+        assert len(s["laplace_restarts"]) == r["config"]["n_restarts"]
+        for key, row in s["methods"].items():
+            shares = np.asarray(row["unit_shares"])
+            assert len(shares) == 1 and row["active_units"] == int(np.sum(shares >= 0.01))
+            assert isinstance(row["converged"], bool) and isinstance(row["at_limit"], bool)
+        # every family's reported fit is one of its trials, and the best of them
+        for key in ("ensemble_diagonal", "ensemble_s1", "ensemble_s2", "ensemble_full"):
+            tried = [t["bound"] for t in s["trials"] if t["family"] == key]
+            assert s["methods"][key]["bound"] in tried and max(tried) <= s["methods"][key]["bound"] + 1e-6
 
 
 def test_table_ordering_on_the_tiny_configuration(tiny_table):
@@ -297,7 +327,8 @@ def test_slider_sweep_gives_finite_predictions(n_hidden):
     cases = [(demo.S_RANGE[1], 10 ** demo.LOG10_ALPHA_RANGE[0], False), (0, 10 ** demo.LOG10_ALPHA_RANGE[1], False),
              (1, 1.0, True)]
     for rank, alpha, adapt in cases:
-        st = demo.demo_fit(x, t, n_hidden, rank, alpha, adapt, n_grid=41)
+        st = demo.demo_fit(x, t, n_hidden, rank, alpha, adapt, n_grid=41,
+                           rng=np.random.default_rng(demo.DEMO_SEED))
         for arr in (st.ens_mean, st.ens_sd, st.lap_mean, st.lap_sd):
             assert np.all(np.isfinite(arr))
         assert np.all(st.ens_sd > 0) and np.all(st.lap_sd > 0)
@@ -307,7 +338,7 @@ def test_slider_sweep_gives_finite_predictions(n_hidden):
 
 
 def test_error_bars_grow_away_from_the_data():
-    st = demo.demo_fit(*demo.demo_data(), **demo.DEMO_DEFAULTS)
+    st = demo.demo_fit(*demo.demo_data(), **demo.DEMO_DEFAULTS, rng=np.random.default_rng(demo.DEMO_SEED))
     mid = st.x_grid.size // 2  # x = 0, in the gap
     edge = 0  # x = −3, beyond the data
     x_data = demo.demo_data()[0]
@@ -321,6 +352,6 @@ def test_write_figures_is_byte_stable(tmp_path):
     (tmp_path / "b").mkdir()
     a = demo.write_figures(tmp_path / "a") + t1.write_figures(tmp_path / "a")
     b = demo.write_figures(tmp_path / "b") + t1.write_figures(tmp_path / "b")
-    assert [p.name for p in a] == ["network_1d_demo.png", "boston_table1.png"]
+    assert [p.name for p in a] == ["network_1d_demo.png", "boston_table1.png", "table1_pruning.png"]
     for x, y in zip(a, b):
         assert x.read_bytes() == y.read_bytes() and x.stat().st_size > 10_000

@@ -13,7 +13,8 @@ selection rule. :func:`fit_families` does that for a network posterior with Gamm
 2. **Every other family's solution as a start.** Then each family is restarted from every other
    family's best solution: a poorer family's solution is embedded exactly (``warm``, so the
    richer family starts at the same bound), a richer family's solution is projected. This is
-   repeated until no family's best bound improves by more than ``tol`` (at most ``max_rounds``).
+   repeated, from the solutions that changed in the last round, until no family's best bound
+   improves by more than ``tol`` (at most ``max_rounds``).
 3. **One selection rule.** Within each family the largest bound wins.
 
 So no family's reported bound improves when it is started from another family's reported
@@ -57,12 +58,13 @@ def families(ranks=(1,), full: bool = True) -> list[Family]:
     return out
 
 
-def laplace_starts(mean, hessian, label: str = "laplace") -> list[tuple[str, np.ndarray, np.ndarray]]:
+def laplace_starts(mean, hessian, label: str = "laplace") -> list[tuple]:
     """Starting Gaussians from a Laplace fit N(mean, A⁻¹): A⁻¹, diag(1/A_ii) and diag((A⁻¹)_ii).
 
     A family with a full or factor covariance uses A⁻¹ (projected); a diagonal family needs
     variances, and the two natural choices — the inverse diagonal of the Hessian and the diagonal
-    of its inverse — can lead to different local optima, so both are offered.
+    of its inverse — can lead to different local optima, so both are offered to it (the two
+    diagonal starts carry a fourth element, ``("diagonal",)``: the families they are for).
     """
     from .gaussian import GaussianFactor
     from .laplace import laplace_diagonal_start
@@ -71,8 +73,8 @@ def laplace_starts(mean, hessian, label: str = "laplace") -> list[tuple[str, np.
     mean = np.asarray(mean, dtype=float)
     cov = A.inverse()
     return [(f"{label}:A^-1", mean, cov),
-            (f"{label}:1/A_ii", *laplace_diagonal_start(mean, A.matrix)),
-            (f"{label}:diag(A^-1)", mean, np.diag(np.diag(cov)))]
+            (f"{label}:1/A_ii", *laplace_diagonal_start(mean, A.matrix), ("diagonal",)),
+            (f"{label}:diag(A^-1)", mean, np.diag(np.diag(cov)), ("diagonal",))]
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,8 @@ class FamilySearch:
     origin: dict
     trials: list = field(repr=False)
     rounds: int
+    #: the last round improved no family (False: ``max_rounds`` ran out first)
+    settled: bool = True
 
     def bound(self, key: str) -> float:
         return float(self.best[key].bound)
@@ -126,8 +130,9 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
         Model and data (α, β are adapted through ``prior``).
     prior : GammaHyperprior or None
         Default: B&B's Boston hyperpriors.
-    starts : list of (label, mean, cov)
-        Shared starting Gaussians, e.g. :func:`laplace_starts` of several MAP restarts.
+    starts : list of (label, mean, cov) or (label, mean, cov, family names)
+        Shared starting Gaussians, e.g. :func:`laplace_starts` of several MAP restarts; a
+        fourth element restricts a start to the families of those names (e.g. ``("diagonal",)``).
     fams : list of Family
         The families compared (:func:`families`).
     rng : numpy.random.Generator
@@ -161,6 +166,7 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
     trials: list[Trial] = []
     best: dict = {}
     origin: dict = {}
+    starts = [(st[0], st[1], st[2], None if len(st) < 4 else tuple(st[3])) for st in starts]
     total, done = len(fams) * len(starts), 0
 
     def consider(fam: Family, label: str, fit: EnsembleFit | None, margin: float = 0.0) -> bool:
@@ -175,7 +181,10 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
     report(progress, 0, total)
     for fam in fams:
         seen = []
-        for label, mean, cov in starts:
+        for label, mean, cov, only in starts:
+            if only is not None and fam.name not in only:  # a start meant for other families
+                done += 1
+                continue
             theta = _packed(fam, k, mean, cov)
             if any(np.array_equal(theta, t) for t in seen):  # same Gaussian in this family
                 done += 1
@@ -189,12 +198,14 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
     if missing:
         raise RuntimeError(f"fit_families: every start failed for {missing}")
     rounds = 0
+    changed = {f.key for f in fams}  # families whose best is new since they were last a start
     for rounds in range(1, max_rounds + 1):
         improved = False
         snapshot = dict(best)
         for fam in fams:
             for other in fams:
-                if other.key == fam.key:
+                # a start already tried (same source solution) would give the same result again
+                if other.key == fam.key or other.key not in changed:
                     continue
                 src = snapshot[other.key]
                 label = f"{other.key} (round {rounds})"
@@ -204,9 +215,10 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
                     start = ("init", src.mean, src.cov)
                 fit = _fit(post, prior, fam, start, gtol=gtol, maxiter=maxiter, rng=rng.spawn(1)[0])
                 improved |= consider(fam, label, fit, margin=tol)
+        changed = {f.key for f in fams if best[f.key] is not snapshot[f.key]}
         if not improved:
             break
-    return FamilySearch(best=best, origin=origin, trials=trials, rounds=rounds)
+    return FamilySearch(best=best, origin=origin, trials=trials, rounds=rounds, settled=not improved)
 
 
 def _packed(fam: Family, k: int, mean, cov) -> np.ndarray:

@@ -35,6 +35,9 @@ LOG10_ALPHA_RANGE = (-2.0, 2.0)
 DEMO_NOISE_SD = 0.1
 DEMO_BETA = 1.0 / DEMO_NOISE_SD**2
 DEMO_DEFAULTS = {"n_hidden": 2, "rank": 1, "alpha": 1.0, "adapt": True}
+#: seed of the generator the demo panel and figure hand to :func:`demo_fit` (one fresh generator
+#: per fit, so a setting gives the same fit whatever was computed before)
+DEMO_SEED = 0
 
 
 def demo_data(n: int = 16, seed: int = 3):
@@ -68,6 +71,26 @@ class DemoState:
     lap_bound: float
     lap_log_evidence: float
     notes: tuple = ()
+    #: hidden units in use (share of Σ_n⟨f²⟩ on the data ≥ 1%, :func:`~ensemble_lib.inference.pruning.unit_usage`)
+    ens_active: int = 0
+    lap_active: int = 0
+
+
+def load_hmc_demo(directory=None) -> dict | None:
+    """The stored HMC predictive band of the demo (``figures/hmc_demo.json``), or None if absent.
+
+    It was sampled for the panel's default data with H = 2 and adapted α, β
+    (``python -m ensemble_lib.studies.hmc_reference --datasets --demo``), so the panel draws it
+    only at those settings.
+    """
+    import json
+    from pathlib import Path
+
+    from ..studies.hmc_reference import DEMO_FILE
+    from ..ui.figures import DEFAULT_OUTDIR
+
+    path = Path(DEFAULT_OUTDIR if directory is None else directory) / DEMO_FILE
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def _best_mode(post, rng, n_starts: int = 4):
@@ -89,7 +112,7 @@ def _best_mode(post, rng, n_starts: int = 4):
 
 def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
              prior: GammaHyperprior | None = None, n_grid: int = 121,
-             rng: np.random.Generator | None = None) -> DemoState:
+             *, rng: np.random.Generator) -> DemoState:
     """Fit the 1-D demo: ensemble Q (diagonal for s = 0, else factor s) and Laplace.
 
     With ``adapt`` the hyperparameters are inferred (ensemble: Gamma
@@ -98,13 +121,15 @@ def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
     otherwise both use the given α and β = 1/0.1². Error bars are one
     predictive standard deviation: ensemble ``√(⟨f²⟩ − ⟨f⟩² + 1/β̄)``,
     Laplace ``√(gᵀA⁻¹g + 1/β)`` (MacKay §5.2). ``rng`` draws the mode search's random
-    restarts; None means a fresh ``numpy.random.default_rng(0)``, the stream of the notebooks' numbers.
+    restarts and the directions of the factors added to the diagonal fit (the panel and the figure
+    pass ``numpy.random.default_rng(DEMO_SEED)``).
     """
     from ..models.network import add_bias
 
     n_hidden = check.integer("n_hidden", n_hidden, low=H_RANGE[0], high=H_RANGE[1])
     rank = check.integer("rank", rank, low=S_RANGE[0], high=S_RANGE[1])
     alpha = check.positive("alpha", alpha)
+    rng = check.generator("rng", rng)
     x = check.finite_vector("x", x, min_len=2)
     t = check.finite_vector("t", t, min_len=2)
     prior = GammaHyperprior() if prior is None else prior
@@ -115,7 +140,7 @@ def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if adapt:
-            ev = fit_evidence(post, np.random.default_rng(0) if rng is None else rng, n_restarts=4)
+            ev = fit_evidence(post, rng, n_restarts=4)
             st = ev.final
             w_mp, A, la, lb = st.mean, st.hessian, st.alpha, st.beta
             lap_le = float(st.log_evidence)
@@ -123,17 +148,18 @@ def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
             start = [st.diagonal_start()]
             fit = fit_ensemble(post, prior, "diagonal", init=start, maxiter=1000)
             if rank:
-                fit = fit_ensemble(post, prior, family, rank, warm=fit, gtol=1e-5, maxiter=300)
+                fit = fit_ensemble(post, prior, family, rank, warm=fit, gtol=1e-5, maxiter=300,
+                                   rng=rng)
             ea, eb, F = fit.alpha, fit.beta, fit.bound
             lap_F = CollapsedBound(post, prior).bound(w_mp, Ainv)
         else:
-            lap = _best_mode(post, np.random.default_rng(0) if rng is None else rng)
+            lap = _best_mode(post, rng)
             w_mp, A, la, lb, Ainv = lap.mean, lap.hessian, alpha, DEMO_BETA, lap.cov
             lap_le = float(lap.log_evidence_laplace + math.log(symmetry_factor(n_hidden)))
             start = [lap.diagonal_start()]
             fit = fit_family(post, "diagonal", init=start, maxiter=1000)
             if rank:
-                fit = fit_family(post, family, rank, warm=fit, gtol=1e-5, maxiter=300)
+                fit = fit_family(post, family, rank, warm=fit, gtol=1e-5, maxiter=300, rng=rng)
             ea, eb, F, lap_F = alpha, DEMO_BETA, fit.bound, lap.bound
     notes = tuple(sorted({str(c.message).split(":")[0] for c in caught}))
     xg = np.linspace(-3.0, 3.0, check.integer("n_grid", n_grid, low=10, high=10_000))
@@ -141,20 +167,33 @@ def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
     em = post.predictive_mean(fit.mean, fit.cov, Xg)
     ev_ = post.predictive_variance(fit.mean, fit.cov, Xg, beta=eb)
     lm, lv = laplace_error_bars(post, w_mp, A, lb, Xg)
+    from ..inference.pruning import unit_usage
+
     return DemoState(n_hidden, rank, bool(adapt), xg, em, np.sqrt(ev_), lm, np.sqrt(lv),
                      float(ea), float(eb), float(la), float(lb), float(F), float(lap_F), lap_le,
-                     notes)
+                     notes, ens_active=unit_usage(fit.mean, fit.cov, X, n_hidden).n_active,
+                     lap_active=unit_usage(w_mp, None, X, n_hidden).n_active)
 
 
 class _DemoPlot:
     """The demo's artists: data, ensemble mean and ±2 s.d. band, Laplace mean and ±2 s.d. lines."""
 
-    def __init__(self, ax, x, t):
+    def __init__(self, ax, x, t, hmc: dict | None = None):
         from ..ui.plotting import COLORS
 
         self.ax = ax
         self.c_ens, self.c_lap = COLORS["factor"], COLORS["laplace"]
         ax.plot(x, t, "o", color="0.2", ms=4, label="data", zorder=5)
+        # the stored HMC band: only for the data and setting it was sampled for
+        self.hmc = hmc if hmc is not None and np.allclose(hmc["x"], x) and np.allclose(hmc["t"], t) else None
+        self.hmc_lines = []
+        if self.hmc is not None:
+            xg, c = self.hmc["x_grid"], COLORS["posterior"]
+            self.hmc_lines = [ax.plot(xg, self.hmc["mean"], color=c, lw=1.2, label="HMC mean (H = "
+                                      f"{self.hmc['n_hidden']}, adapted)")[0],
+                              ax.plot(xg, self.hmc["upper"], color=c, lw=0.8, ls="-.",
+                                      label="HMC ± 2 s.d.")[0],
+                              ax.plot(xg, self.hmc["lower"], color=c, lw=0.8, ls="-.")[0]]
         (self.ens_line,) = ax.plot([], [], color=self.c_ens, lw=2, label="ensemble ⟨f(x)⟩")
         self.band = []
         (self.lap_line,) = ax.plot([], [], color=self.c_lap, lw=1.5, ls="--", label="Laplace f(x, w_MP)")
@@ -168,6 +207,9 @@ class _DemoPlot:
 
     def update(self, s: DemoState):
         xg = s.x_grid
+        shown = self.hmc is not None and s.adapt and s.n_hidden == self.hmc["n_hidden"]
+        for line in self.hmc_lines:
+            line.set_visible(shown)
         self.ens_line.set_data(xg, s.ens_mean)
         self.band = replace_artists(self.band, lambda: [self.ax.fill_between(
             xg, s.ens_mean - 2 * s.ens_sd, s.ens_mean + 2 * s.ens_sd, color=self.c_ens, alpha=0.2, lw=0,
@@ -179,6 +221,8 @@ class _DemoPlot:
         how = "adapted α, β" if s.adapt else f"fixed α = {s.ens_alpha:.3g}, β = {s.ens_beta:.3g}"
         self.title.set_text(f"H = {s.n_hidden}, Q {fam}, {how}")
         handles, labels = self.ax.get_legend_handles_labels()
+        keep = [(h, lab) for h, lab in zip(handles, labels) if h.get_visible()]
+        handles, labels = [h for h, _ in keep], [lab for _, lab in keep]
         if self.ax.get_legend() is not None:
             self.ax.get_legend().remove()
         self.ax.legend(handles, labels, loc="lower right", fontsize=7)
@@ -190,9 +234,9 @@ def demo_figure(state: DemoState | None = None, data=None):
 
     x, t = demo_data() if data is None else data
     if state is None:
-        state = demo_fit(x, t, **DEMO_DEFAULTS)
+        state = demo_fit(x, t, **DEMO_DEFAULTS, rng=np.random.default_rng(DEMO_SEED))
     fig, ax = new_figure(7.0, 4.0)
-    _DemoPlot(ax, x, t).update(state)
+    _DemoPlot(ax, x, t, load_hmc_demo()).update(state)
     return fig, state
 
 
@@ -202,7 +246,9 @@ def format_demo_readout(s: DemoState) -> str:
             f"Laplace: alpha = {s.lap_alpha:.4g}, beta = {s.lap_beta:.4g}, ln P(D) (MacKay (20)) = "
             f"{s.lap_log_evidence:.3f}, bound of N(w_MP, A^-1) = {s.lap_bound:.3f}; "
             f"error bar at x = 0 (in the gap): ensemble {s.ens_sd[s.x_grid.size // 2]:.3f}, "
-            f"Laplace {s.lap_sd[s.x_grid.size // 2]:.3f}")
+            f"Laplace {s.lap_sd[s.x_grid.size // 2]:.3f}; "
+            f"active hidden units: ensemble {s.ens_active} of {s.n_hidden}, Laplace {s.lap_active} "
+            f"of {s.n_hidden}")
     if s.notes:
         text += " | warnings: " + "; ".join(s.notes)
     return text
@@ -231,7 +277,7 @@ class Network1DPanel(FigurePanel):
         self.x, self.t = demo_data() if data is None else data
         self._memo: dict = {}
         fig, ax = new_figure(7.0, 3.8)
-        self.plot = _DemoPlot(ax, self.x, self.t)
+        self.plot = _DemoPlot(ax, self.x, self.t, load_hmc_demo())
         d = DEMO_DEFAULTS
         a_lo, a_hi = 10.0 ** LOG10_ALPHA_RANGE[0], 10.0 ** LOG10_ALPHA_RANGE[1]
         controls = {
@@ -250,7 +296,8 @@ class Network1DPanel(FigurePanel):
     def compute(self, n_hidden, rank, alpha, adapt):
         key = (int(n_hidden), int(rank), None if adapt else round(math.log10(alpha), 6), bool(adapt))
         if key not in self._memo:
-            self._memo[key] = demo_fit(self.x, self.t, n_hidden, rank, alpha, adapt)
+            self._memo[key] = demo_fit(self.x, self.t, n_hidden, rank, alpha, adapt,
+                                       rng=np.random.default_rng(DEMO_SEED))
         return self._memo[key]
 
     def draw(self, state: DemoState) -> None:

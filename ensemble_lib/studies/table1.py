@@ -27,7 +27,7 @@ from .. import _validation as check
 from .._progress import report
 
 from ..inference.hyperparameters import GammaHyperprior
-from ..inference.network_fits import CollapsedBound, EnsembleFit, fit_ensemble, fit_evidence
+from ..inference.network_fits import CollapsedBound, EnsembleFit, fit_evidence
 from ..models.network import NetworkPosterior, network_output
 
 #: Barber & Bishop's Table 1 (test mean squared error, Boston, 128 training points)
@@ -64,7 +64,11 @@ class TableConfig:
     n_splits : int
         Random train/test splits (mean ± standard error over them).
     n_restarts : int
-        Random restarts of MacKay's MAP search per split.
+        Random restarts of MacKay's MAP search per split; each gives the shared starts of every
+        covariance family (:func:`run_split`).
+    gtol, maxiter : float, int
+        Every family's optimiser budget per start: L-BFGS-B to max|∇F*| ≤ ``gtol`` (also the
+        meaning of ``converged``) or ``maxiter`` iterations (then ``at_limit``).
     seed : int
         Split i uses ``default_rng([seed, i])``, its restarts ``default_rng([seed, i, 1])``.
     """
@@ -76,6 +80,8 @@ class TableConfig:
     full: bool = True
     n_splits: int = 10
     n_restarts: int = 3
+    gtol: float = 1e-5
+    maxiter: int = 3000
     seed: int = 0
 
     def __post_init__(self):
@@ -84,6 +90,8 @@ class TableConfig:
         check.integer("n_splits", self.n_splits, low=1, high=1000)
         check.integer("n_restarts", self.n_restarts, low=1, high=100)
         check.integer("seed", self.seed, low=0)
+        check.positive("gtol", self.gtol)
+        check.integer("maxiter", self.maxiter, low=1, high=100_000)
         if not isinstance(self.prior, GammaHyperprior):
             raise ValueError(f"prior must be a GammaHyperprior, got {type(self.prior).__name__}")
         ranks = tuple(sorted(set(check.integer("ranks", r, low=1) for r in self.ranks)))
@@ -93,14 +101,29 @@ class TableConfig:
         return {"n_train": self.n_train, "n_hidden": self.n_hidden,
                 "prior": {"a": self.prior.a, "b": self.prior.b, "c": self.prior.c, "d": self.prior.d},
                 "ranks": list(self.ranks), "full": self.full, "n_splits": self.n_splits,
-                "n_restarts": self.n_restarts, "seed": self.seed}
+                "n_restarts": self.n_restarts, "gtol": self.gtol, "maxiter": self.maxiter,
+                "seed": self.seed}
 
 
-def _ensemble_row(fit: EnsembleFit, post, X_test, y_test) -> dict:
-    pred = post.predictive_mean(fit.mean, fit.cov, X_test)
-    return {"test_mse": float(np.mean((pred - y_test) ** 2)), "bound": fit.bound,
-            "log_evidence": None, "alpha": fit.alpha, "beta": fit.beta,
-            "converged": fit.converged, "n_iter": fit.n_iter}
+def _row(post, X_train, X_test, y_test, mean, cov) -> dict:
+    """Test error and active hidden units of one Gaussian (``cov`` None: the MAP network)."""
+    from ..inference.pruning import unit_usage
+
+    if cov is None:
+        pred = network_output(mean, X_test, post.n_hidden)
+    else:
+        pred = post.predictive_mean(mean, cov, X_test)
+    usage = unit_usage(mean, cov, X_train, post.n_hidden)
+    return {"test_mse": float(np.mean((pred - y_test) ** 2)), "active_units": usage.n_active,
+            "unit_shares": [round(float(v), 6) for v in usage.shares]}
+
+
+def _ensemble_row(fit: EnsembleFit, post, X_train, X_test, y_test) -> dict:
+    row = _row(post, X_train, X_test, y_test, fit.mean, fit.cov)
+    row.update({"bound": float(fit.bound), "log_evidence": None, "alpha": float(fit.alpha),
+                "beta": float(fit.beta), "converged": bool(fit.converged),
+                "at_limit": bool(fit.at_limit), "n_iter": int(fit.n_iter)})
+    return row
 
 
 def make_split(X, y, config: TableConfig, index: int = 0):
@@ -121,8 +144,29 @@ def make_split(X, y, config: TableConfig, index: int = 0):
     return split, add_bias(split.X_train), add_bias(split.X_test)
 
 
-def run_split(X, y, config: TableConfig, index: int = 0) -> dict:
-    """Fit every method on one random split and return its test errors and diagnostics.
+def families_of(config: TableConfig) -> list:
+    """The covariance families a configuration compares: diagonal, factor s for s in ``ranks``, full."""
+    from ..inference.family_search import families
+
+    return families(config.ranks, config.full)
+
+
+@dataclass(frozen=True)
+class SplitFit:
+    """Every fit of one split (:func:`fit_split`): the posterior, the evidence restarts, the family search."""
+
+    index: int
+    post: NetworkPosterior
+    X_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    evidence: object
+    families: tuple
+    search: object
+
+
+def fit_split(X, y, config: TableConfig, index: int = 0, progress=None) -> SplitFit:
+    """Fit every method on one random split, every covariance family from the same starts.
 
     Parameters
     ----------
@@ -133,28 +177,21 @@ def run_split(X, y, config: TableConfig, index: int = 0) -> dict:
     config : TableConfig
     index : int
         Split number i ≥ 0 (selects the random generators, see :class:`TableConfig`).
-
-    Returns
-    -------
-    dict
-        ``methods``: method key → ``test_mse`` (standardised target units),
-        ``bound`` (F*(Q) of the method's Gaussian; for Laplace, of
-        N(w_MP, A⁻¹)), ``log_evidence`` (MacKay's eq. 20 with ln H!2^H, Laplace
-        only), ``alpha``, ``beta``, ``converged``; ``baseline_mse`` (predicting
-        the training mean, i.e. 0) and ``seconds``.
+    progress : callable, optional
+        ``progress(done, total, what=None)`` after each fit (the library's callback shape).
 
     Notes
     -----
-    Order of fits: MacKay's evidence (restarts; best Laplace evidence wins);
-    the diagonal ensemble from the Laplace mode with variances 1/A_ii; each
-    factor rank from the poorer family's solution *and* from the Laplace
-    Gaussian (best bound wins); the full covariance from the richest factor
-    solution and from the Laplace Gaussian. So the bound cannot decrease
-    from diagonal to s to full (up to the optimiser's tolerance).
+    The fair protocol (:func:`~ensemble_lib.inference.family_search.fit_families`):
+    MacKay's evidence framework from ``config.n_restarts`` random starts gives one Laplace
+    Gaussian per restart; every family (diagonal, factor s, full) is fitted from every one of
+    them (the diagonal family from both 1/A_ii and diag(A⁻¹) variances, the others from A⁻¹),
+    then from every other family's best solution, until no family's best bound improves; within
+    each family the largest bound wins. Every fit has the same budget (``config.gtol``,
+    ``config.maxiter``). The Laplace row is the restart with the largest Laplace evidence.
     """
-    import time
+    from ..inference.family_search import fit_families, laplace_starts
 
-    t0 = time.perf_counter()
     split, Xtr, Xte = make_split(X, y, config, index)
     index = int(index)
     post = NetworkPosterior(Xtr, split.y_train, config.n_hidden, alpha=1.0, beta=1.0)
@@ -163,25 +200,63 @@ def run_split(X, y, config: TableConfig, index: int = 0) -> dict:
         raise ValueError(f"ranks must lie in [1, k - 1] = [1, {post.dim - 1}] for this network, got {bad}")
     ev = fit_evidence(post, np.random.default_rng([config.seed, index, 1]),
                       n_restarts=config.n_restarts)
+    starts = []
+    for j, run in enumerate(ev.restarts):
+        starts += laplace_starts(run.final.mean, run.final.hessian, label=f"map{j}")
+    fams = families_of(config)
+    search = fit_families(post, config.prior, starts, fams,
+                          rng=np.random.default_rng([config.seed, index, 2]),
+                          gtol=config.gtol, maxiter=config.maxiter, progress=progress)
+    return SplitFit(index=index, post=post, X_train=Xtr, X_test=Xte, y_test=split.y_test,
+                    evidence=ev, families=tuple(fams), search=search)
+
+
+def run_split(X, y, config: TableConfig, index: int = 0, progress=None) -> dict:
+    """:func:`fit_split`, recorded as JSON-ready numbers.
+
+    Returns
+    -------
+    dict
+        ``methods``: method key → ``test_mse`` (standardised target units), ``bound``
+        (F*(Q) of the method's Gaussian; for Laplace, of N(w_MP, A⁻¹)), ``log_evidence``
+        (MacKay (20) with ln H!2^H, Laplace only), ``alpha``, ``beta``, ``converged``,
+        ``at_limit``, ``active_units`` and ``unit_shares`` (each hidden unit's share of
+        Σ_n⟨f²⟩ on the training inputs, :func:`~ensemble_lib.inference.pruning.unit_usage`),
+        ``origin`` (the start the family's best fit came from); ``trials``: every fit of every
+        family from every start (bound, test error, active units), so the local optima can be
+        compared; ``laplace_restarts``: every MAP restart; ``rounds`` and ``settled`` of the
+        cross-family restarts; ``baseline_mse`` (predicting the training mean, i.e. 0).
+    """
+    f = fit_split(X, y, config, index, progress)
+    post, Xtr, Xte, y_test, ev, search = f.post, f.X_train, f.X_test, f.y_test, f.evidence, f.search
     st = ev.final
     cb = CollapsedBound(post, config.prior)
-    rows = {"laplace_evidence": {
-        "test_mse": float(np.mean((network_output(st.mean, Xte, post.n_hidden) - split.y_test) ** 2)),
-        "bound": cb.bound(st.mean, st.cov), "log_evidence": float(st.log_evidence),
-        "alpha": float(st.alpha), "beta": float(st.beta), "gamma": float(st.gamma),
-        "converged": bool(ev.converged), "n_iter": int(ev.n_iter)}}
-    laplace_start = [(st.mean, st.cov)]
-    prev = fit_ensemble(post, config.prior, "diagonal",
-                        init=[st.diagonal_start()])
-    rows["ensemble_diagonal"] = _ensemble_row(prev, post, Xte, split.y_test)
-    for r in config.ranks:
-        prev = fit_ensemble(post, config.prior, "factor", r, init=laplace_start, warm=prev)
-        rows[f"ensemble_s{r}"] = _ensemble_row(prev, post, Xte, split.y_test)
-    if config.full:
-        full = fit_ensemble(post, config.prior, "full", init=[(prev.mean, prev.cov)] + laplace_start)
-        rows["ensemble_full"] = _ensemble_row(full, post, Xte, split.y_test)
-    return {"index": index, "methods": rows, "baseline_mse": float(np.mean(split.y_test ** 2)),
-            "n_test": split.n_test, "seconds": time.perf_counter() - t0}
+    lap = _row(post, Xtr, Xte, y_test, st.mean, None)
+    lap.update({"bound": cb.bound(st.mean, st.cov), "log_evidence": float(st.log_evidence),
+                "alpha": float(st.alpha), "beta": float(st.beta), "gamma": float(st.gamma),
+                "converged": bool(ev.converged), "at_limit": False, "n_iter": int(ev.n_iter),
+                "origin": f"map{next(j for j, r in enumerate(ev.restarts) if r.final is st)}"})
+    rows = {"laplace_evidence": lap}
+    restarts = []
+    for j, run in enumerate(ev.restarts):
+        r = _row(post, Xtr, Xte, y_test, run.final.mean, None)
+        restarts.append({"restart": f"map{j}", "log_evidence": float(run.final.log_evidence),
+                         "converged": bool(run.converged), "alpha": float(run.final.alpha),
+                         "beta": float(run.final.beta), "test_mse": r["test_mse"],
+                         "active_units": r["active_units"]})
+    for fam in f.families:
+        row = _ensemble_row(search.best[fam.key], post, Xtr, Xte, y_test)
+        row["origin"] = search.origin[fam.key]
+        rows[fam.key] = row
+    trials = []
+    for t in search.trials:
+        r = _row(post, Xtr, Xte, y_test, t.fit.mean, t.fit.cov)
+        trials.append({"family": t.family, "start": t.start, "bound": t.bound,
+                       "test_mse": r["test_mse"], "active_units": r["active_units"],
+                       "converged": t.converged, "at_limit": bool(t.fit.at_limit)})
+    return {"index": index, "methods": rows, "trials": trials, "laplace_restarts": restarts,
+            "rounds": int(search.rounds), "settled": bool(search.settled),
+            "baseline_mse": float(np.mean(y_test ** 2)), "n_test": int(y_test.size)}
 
 
 def _mean_se(values) -> dict:
@@ -199,50 +274,87 @@ def summarise(splits: list[dict]) -> dict:
     for key in keys:
         rows = [s["methods"][key] for s in splits]
         out[key] = {q: _mean_se([r[q] for r in rows])
-                    for q in ("test_mse", "bound", "log_evidence", "alpha", "beta")}
+                    for q in ("test_mse", "bound", "log_evidence", "alpha", "beta", "active_units")}
         out[key]["label"] = METHOD_LABELS[key]
         out[key]["n_converged"] = int(sum(bool(r["converged"]) for r in rows))
+        out[key]["n_at_limit"] = int(sum(bool(r.get("at_limit")) for r in rows))
     return out
 
 
 def _split_summary(res: dict) -> str:
-    """One line for a finished split: its time and every method's test MSE."""
-    mse = ", ".join(f"{k} {v['test_mse']:.3f}" for k, v in res["methods"].items())
-    return f"split {res['index']}: {res['seconds']:.0f} s; test MSE {mse}"
+    """One line for a finished split: every method's test MSE and active hidden units."""
+    mse = ", ".join(f"{k} {v['test_mse']:.3f} ({v['active_units']} units)"
+                    for k, v in res["methods"].items())
+    return f"split {res['index']}: test MSE {mse}"
 
 
-def run_table(dataset: str = "boston", config: TableConfig | None = None, progress=None) -> dict:
-    """The Table-1 study: :func:`run_split` over ``config.n_splits`` splits, summarised.
+LOADERS = ("boston", "diabetes")
 
-    Parameters
-    ----------
-    dataset : {"boston", "diabetes"}
-    config : TableConfig, optional
-        Default: the paper's protocol with 10 splits.
-    progress : callable, optional
-        The library's progress callback, ``progress(done, total, what=None)``, called
-        after each split; ``what`` summarises the split just finished.
 
-    Returns
-    -------
-    dict
-        JSON-ready: ``dataset``, ``config``, ``methods`` (method → mean and
-        standard error of ``test_mse``, ``bound``, ``log_evidence``, ``alpha``,
-        ``beta``), ``paper`` (Table 1, Boston only), ``baseline_mse``,
-        ``splits`` (every split's numbers) and ``note``.
-    """
+def _load(dataset: str):
     from .datasets import load_boston, load_diabetes
 
     loaders = {"boston": load_boston, "diabetes": load_diabetes}
     if dataset not in loaders:
         raise ValueError(f"dataset must be one of {sorted(loaders)}, got {dataset!r}")
+    return loaders[dataset]()
+
+
+def _split_job(dataset: str, config: "TableConfig", index: int) -> tuple[dict, float]:
+    """One split (in a worker process): its result and its wall time (kept out of the result)."""
+    import time
+
+    t0 = time.perf_counter()
+    data = _load(dataset)
+    return run_split(data.X, data.y, config, index), time.perf_counter() - t0
+
+
+def run_tables(datasets=LOADERS, config: "TableConfig | None" = None, n_jobs: int | None = None,
+               progress=None) -> tuple[dict, dict]:
+    """:func:`run_split` for every split of every data set, in parallel processes (joblib).
+
+    Returns ``(results, seconds)``: data set → the JSON-ready table (see :func:`run_table`), and
+    data set → the wall time of each split (timings are kept out of the table, so running the
+    command twice gives identical JSON). ``n_jobs`` worker processes (default: one per core;
+    ``1`` runs in this process). joblib's ``parallel_config(backend="dask")`` sends the splits to a
+    Dask cluster instead, for studies with hundreds of splits. ``progress(done, total, what)``
+    is called as each split finishes (in any order); the results are ordered by split.
+    """
+    import os
+
+    from joblib import Parallel, delayed
+
+    datasets = list(datasets)
+    for name in datasets:
+        _load(name)  # a bad name fails here, before any work starts
     config = TableConfig() if config is None else config
-    data = loaders[dataset]()
-    splits = []
-    report(progress, 0, config.n_splits)
-    for i in range(config.n_splits):
-        splits.append(run_split(data.X, data.y, config, i))
-        report(progress, i + 1, config.n_splits, what=_split_summary(splits[-1]))
+    if not isinstance(config, TableConfig):
+        raise ValueError(f"config must be a TableConfig, got {type(config).__name__}")
+    n_jobs = (os.cpu_count() or 1) if n_jobs is None else check.integer("n_jobs", n_jobs, low=1, high=256)
+    jobs = [(name, i) for name in datasets for i in range(config.n_splits)]
+    report(progress, 0, len(jobs))
+    done, found = 0, {}
+    # loky worker processes limit their BLAS threads to cores / n_jobs, so splits do not compete
+    run = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    for (name, i), (res, secs) in run(delayed(_tagged)(name, config, i) for name, i in jobs):
+        found[(name, i)] = (res, secs)
+        done += 1
+        report(progress, done, len(jobs), what=f"{name} {_split_summary(res)}; {secs:.0f} s")
+    results, seconds = {}, {}
+    for name in datasets:
+        splits = [found[(name, i)][0] for i in range(config.n_splits)]
+        results[name] = _table(name, config, splits)
+        seconds[name] = [round(found[(name, i)][1], 1) for i in range(config.n_splits)]
+    return results, seconds
+
+
+def _tagged(dataset, config, index):
+    """:func:`_split_job` with its job attached (joblib returns results as they finish)."""
+    return (dataset, index), _split_job(dataset, config, index)
+
+
+def _table(dataset: str, config: "TableConfig", splits: list[dict]) -> dict:
+    data = _load(dataset)
     return {
         "dataset": dataset,
         "n_samples": data.n_samples,
@@ -256,6 +368,36 @@ def run_table(dataset: str = "boston", config: TableConfig | None = None, progre
         "splits": splits,
         "note": data.note,
     }
+
+
+def run_table(dataset: str = "boston", config: TableConfig | None = None, progress=None,
+              n_jobs: int | None = 1) -> dict:
+    """The Table-1 study on one data set: :func:`run_split` over ``config.n_splits`` splits, summarised.
+
+    Parameters
+    ----------
+    dataset : {"boston", "diabetes"}
+    config : TableConfig, optional
+        Default: the paper's protocol with 10 splits.
+    progress : callable, optional
+        The library's progress callback, ``progress(done, total, what=None)``, called
+        after each split; ``what`` summarises the split just finished.
+    n_jobs : int, optional
+        Worker processes (:func:`run_tables`); default 1 (this process).
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``dataset``, ``config``, ``methods`` (method → mean and
+        standard error of ``test_mse``, ``bound``, ``log_evidence``, ``alpha``,
+        ``beta``, ``active_units``; counts of converged and iteration-limited fits),
+        ``paper`` (Table 1, Boston only), ``baseline_mse``, ``splits`` (every split's
+        numbers, :func:`run_split`) and ``note``. No wall times: the same configuration gives
+        the same JSON.
+    """
+    if dataset not in LOADERS:
+        raise ValueError(f"dataset must be one of {sorted(LOADERS)}, got {dataset!r}")
+    return run_tables([dataset], config, n_jobs=n_jobs, progress=progress)[0][dataset]
 
 
 def write_table(result: dict, path) -> "Path":
@@ -286,23 +428,60 @@ def load_table(name: str = "boston", directory=None) -> dict:
     return json.loads(path.read_text())
 
 
-def format_table(result: dict) -> str:
-    """The stored table as fixed-precision text: test MSE ± s.e., bound, α, β (and the paper's)."""
+def hmc_comparison(result: dict, hmc: dict) -> dict:
+    """Every method's excess test MSE over Hamiltonian Monte Carlo, paired by split.
+
+    ``hmc`` is a stored reference (:func:`~ensemble_lib.studies.hmc_reference.load_reference`)
+    of the same data set and split protocol (training size, H, hyperpriors, seed: checked). For
+    each method, the per-split differences ``test_mse(method) − test_mse(HMC)`` over the splits
+    both hold: their mean and standard error (a paired comparison, so the split-to-split spread
+    that both share cancels). ``"hmc"`` holds HMC's own test MSE over the same splits, and
+    ``"r_hat_max"`` the worst split's R-hat (HMC's convergence: near 1 is good).
+    """
+    same = ("n_train", "n_hidden", "seed", "prior")
+    a, b = result["config"], hmc["config"]
+    if result.get("dataset") != hmc.get("dataset") or any(a[k] != b[k] for k in same):
+        raise ValueError(f"hmc must be a reference of the same data set and protocol ({', '.join(same)}); "
+                         f"got {hmc.get('dataset')} {dict((k, b.get(k)) for k in same)} for "
+                         f"{result.get('dataset')} {dict((k, a[k]) for k in same)}")
+    ref = {s["index"]: s for s in hmc["splits"]}
+    splits = [s for s in result["splits"] if s["index"] in ref]
+    if not splits:
+        raise ValueError("hmc holds none of the table's splits")
+    out = {key: _mean_se([s["methods"][key]["test_mse"] - ref[s["index"]]["test_mse"] for s in splits])
+           for key in result["methods"]}
+    out["hmc"] = _mean_se([ref[s["index"]]["test_mse"] for s in splits])
+    out["n_splits"] = len(splits)
+    out["r_hat_max"] = max(float(ref[s["index"]]["r_hat_max"]) for s in splits)
+    return out
+
+
+def format_table(result: dict, hmc: dict | None = None) -> str:
+    """The stored table as text: test MSE ± s.e., the paper's, excess over HMC, active units, bound, α, β."""
     paper = result.get("paper") or {}
-    lines = [f"{'method':28s} {'test MSE':>15s} {'paper':>6s} {'bound F*':>16s} "
-             f"{'ln ev (Lapl.)':>13s} {'alpha':>8s} {'beta':>8s}"]
+    cmp = hmc_comparison(result, hmc) if hmc is not None else None
+    lines = [f"{'method':28s} {'test MSE':>15s} {'paper':>6s} {'minus HMC':>16s} {'units':>5s} "
+             f"{'bound F*':>16s} {'ln ev (Lapl.)':>13s} {'alpha':>8s} {'beta':>8s}"]
     for key in [k for k in METHOD_LABELS if k in result["methods"]]:
         m = result["methods"][key]
         mse, F, le = m["test_mse"], m["bound"], m["log_evidence"]
+        ex = (f"{cmp[key]['mean']:+8.3f} ± {cmp[key]['se']:5.3f}" if cmp is not None
+              else f"{'-':>16s}")
+        units = m.get("active_units", {}).get("mean")
         lines.append(
             f"{m['label']:28s} {mse['mean']:7.3f} ± {mse['se']:5.3f} "
-            f"{paper.get(key, float('nan')):6.2f} {F['mean']:8.1f} ± {F['se']:5.1f} "
+            f"{paper.get(key, float('nan')):6.2f} {ex} "
+            + (f"{units:5.1f}" if units is not None else f"{'-':>5s}")
+            + f" {F['mean']:8.1f} ± {F['se']:5.1f} "
             + (f"{le['mean']:13.1f}" if le["mean"] is not None else f"{'-':>13s}")
             + f" {m['alpha']['mean']:8.3g} {m['beta']['mean']:8.3g}")
+    if cmp is not None:
+        h = cmp["hmc"]
+        lines.append(f"{'HMC (NUTS, the reference)':28s} {h['mean']:7.3f} ± {h['se']:5.3f} "
+                     f"{'':6s} {'(max R-hat ' + format(cmp['r_hat_max'], '.2f') + ')':>16s}")
     b = result["baseline_mse"]
     lines.append(f"{'(predict the training mean)':28s} {b['mean']:7.3f} ± {b['se']:5.3f}")
     return "\n".join(lines).replace(" nan", "   -")
-
 
 
 # ---------------------------------------------------------------------------
@@ -310,8 +489,8 @@ def format_table(result: dict) -> str:
 # ---------------------------------------------------------------------------
 
 
-def plot_table(ax, result: dict, title: str | None = None):
-    """Test MSE ± 1 standard error per method (bars), the paper's Table 1 as crosses."""
+def plot_table(ax, result: dict, title: str | None = None, hmc: dict | None = None):
+    """Test MSE ± 1 standard error per method (bars), the paper's Table 1 as crosses, HMC as a band."""
     from ..ui.plotting import COLORS
 
     keys = [k for k in METHOD_LABELS if k in result["methods"]]
@@ -327,6 +506,12 @@ def plot_table(ax, result: dict, title: str | None = None):
     if py:
         arts.append(ax.plot([paper[k] for k in keys if k in paper], py, "kx", ms=9, mew=2,
                             label="Barber & Bishop Table 1")[0])
+    if hmc is not None:
+        h = hmc_comparison(result, hmc)["hmc"]
+        arts.append(ax.axvspan(h["mean"] - (h["se"] or 0.0), h["mean"] + (h["se"] or 0.0),
+                               color=COLORS["posterior"], alpha=0.2, lw=0))
+        arts.append(ax.axvline(h["mean"], color=COLORS["posterior"], lw=1.5,
+                               label="HMC (NUTS): mean ± s.e."))
     b = result["baseline_mse"]["mean"]
     arts.append(ax.axvline(b, color="0.5", ls="--", lw=1, label="predict the training mean"))
     ax.set_yticks(y, [result["methods"][k]["label"] for k in keys])
@@ -336,35 +521,109 @@ def plot_table(ax, result: dict, title: str | None = None):
     return arts
 
 
-def table_figure(boston: dict, diabetes: dict | None = None):
-    """Both stored tables side by side (``figures/boston_table1.png``)."""
+def _title(result: dict, name: str) -> str:
+    cfg = result["config"]
+    return (f"{name}: N = {cfg['n_train']} training, {result['splits'][0]['n_test']} test, "
+            f"H = {cfg['n_hidden']}")
+
+
+def table_figure(boston: dict, diabetes: dict | None = None, hmc: dict | None = None):
+    """Both stored tables side by side (``figures/boston_table1.png``), with HMC where given.
+
+    ``hmc`` maps a data set name to its stored HMC reference (missing names: no HMC band).
+    """
     from ..ui.plotting import new_figure
 
-    cfg = boston["config"]
+    hmc = hmc or {}
     fig, axes = new_figure(11.0, 3.8, ncols=2 if diabetes else 1)
     axes = np.atleast_1d(axes)
-    plot_table(axes[0], boston, f"Boston housing: N = {cfg['n_train']} training, "
-               f"{boston['splits'][0]['n_test']} test, H = {cfg['n_hidden']}")
+    plot_table(axes[0], boston, _title(boston, "Boston housing"), hmc.get("boston"))
     if diabetes:
-        cfg = diabetes["config"]
-        plot_table(axes[1], diabetes, f"Diabetes: N = {cfg['n_train']} training, "
-                   f"{diabetes['splits'][0]['n_test']} test, H = {cfg['n_hidden']}")
+        plot_table(axes[1], diabetes, _title(diabetes, "Diabetes"), hmc.get("diabetes"))
         axes[1].set_yticks(axes[1].get_yticks(), [""] * len(axes[1].get_yticks()))
     return fig
 
 
-def write_figures(outdir) -> list:
-    """Write ``boston_table1.png`` (a re-plot of the stored JSON).
+def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
+    """Over-pruning, from the stored trials: test error against active hidden units, and the bound
+    against test error.
 
-    Nothing in the table is refitted: it reads ``boston_table1.json`` and
-    ``diabetes_table.json`` from the repository's ``figures/`` folder.
+    Left: every ensemble fit of every split (each family from each start) by its number of
+    active hidden units; the family bests are drawn bold. Right: each fit's bound relative to
+    the best ensemble bound of its split (≤ 0) against its test error minus HMC's on that split
+    (or the test error itself without ``hmc``): were the bound a good guide to prediction, the
+    points would fall to the right.
+    """
+    from ..ui.plotting import COLORS
+
+    ref = {s["index"]: s["test_mse"] for s in hmc["splits"]} if hmc is not None else {}
+    fam_colors = {"ensemble_diagonal": COLORS["diagonal"], "ensemble_full": COLORS["full"]}
+    jitter = np.random.default_rng(0)  # horizontal jitter only, so overlapping points show
+    H = result["config"]["n_hidden"]
+    for s in result["splits"]:
+        best = max(t["bound"] for t in s["trials"])
+        off = ref.get(s["index"], 0.0)
+        for t in s["trials"]:
+            c = fam_colors.get(t["family"], COLORS["factor"])
+            ax_units.plot(t["active_units"] + jitter.uniform(-0.15, 0.15), t["test_mse"], ".",
+                          color=c, alpha=0.35, ms=4)
+            ax_bound.plot(t["bound"] - best, t["test_mse"] - off, ".", color=c, alpha=0.35, ms=4)
+        for key, row in s["methods"].items():
+            if key.startswith("ensemble"):
+                ax_units.plot(row["active_units"] + jitter.uniform(-0.15, 0.15), row["test_mse"], "o",
+                              color=fam_colors.get(key, COLORS["factor"]), ms=5, mec="k", mew=0.5)
+    for key in [k for k in METHOD_LABELS if k.startswith("ensemble") and k in result["methods"]]:
+        ax_units.plot([], [], "o", color=fam_colors.get(key, COLORS["factor"]), mec="k", mew=0.5,
+                      label=METHOD_LABELS[key].replace("Ensemble ", ""))
+    ax_units.set_xticks(range(0, H + 1))
+    ax_units.set_xlabel("active hidden units (share of Σ⟨f²⟩ ≥ 1%)")
+    ax_units.set_ylabel("test mean squared error")
+    ax_units.legend(fontsize=7, title="family best (bold); all fits (dots)", title_fontsize=7)
+    ax_bound.set_xlabel("bound F* minus the split's best ensemble bound (nats)")
+    ax_bound.set_ylabel("test MSE minus HMC's" if hmc is not None else "test mean squared error")
+    if hmc is not None:
+        ax_bound.axhline(0.0, color=COLORS["posterior"], lw=1)
+    ax_units.set_title(f"{result['dataset']}: fewer active units, worse predictions", fontsize=9)
+    ax_bound.set_title("a higher bound does not mean better predictions", fontsize=9)
+
+
+def pruning_figure(result: dict, hmc: dict | None = None):
+    """:func:`plot_pruning` as a figure (``figures/table1_pruning.png``, Boston)."""
+    from ..ui.plotting import new_figure
+
+    fig, axes = new_figure(11.0, 3.8, ncols=2)
+    plot_pruning(axes[0], axes[1], result, hmc)
+    return fig
+
+
+def _stored_hmc() -> dict:
+    """The stored HMC references that exist, by data set."""
+    from .hmc_reference import load_reference
+
+    out = {}
+    for name in TABLE_FILES:
+        try:
+            out[name] = load_reference(name)
+        except FileNotFoundError:
+            pass
+    return out
+
+
+def write_figures(outdir) -> list:
+    """Write ``boston_table1.png`` and ``table1_pruning.png`` (re-plots of the stored JSON).
+
+    Nothing is refitted: they read ``boston_table1.json``, ``diabetes_table.json`` and the
+    HMC references ``hmc_reference_*.json`` from the repository's ``figures/`` folder.
     """
     from pathlib import Path
 
     from ..ui.plotting import save_figure
 
-    fig = table_figure(load_table("boston"), load_table("diabetes"))
-    return [save_figure(fig, Path(outdir) / "boston_table1.png")]
+    hmc = _stored_hmc()
+    boston = load_table("boston")
+    return [save_figure(table_figure(boston, load_table("diabetes"), hmc),
+                        Path(outdir) / "boston_table1.png"),
+            save_figure(pruning_figure(boston, hmc.get("boston")), Path(outdir) / "table1_pruning.png")]
 
 
 def main(argv=None) -> None:
@@ -383,21 +642,41 @@ def main(argv=None) -> None:
     parser.add_argument("--n-train", type=int, default=TableConfig.n_train)
     parser.add_argument("--n-hidden", type=int, default=TableConfig.n_hidden)
     parser.add_argument("--ranks", type=int, nargs="*", default=list(TableConfig.ranks))
+    parser.add_argument("--n-restarts", type=int, default=TableConfig.n_restarts)
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
     parser.add_argument("--outdir", default=str(DEFAULT_OUTDIR))
+    parser.add_argument("--times", default=None,
+                        help="also write each split's wall time to this JSON file (the benchmark "
+                             "report's study times; the tables themselves hold no timings)")
     args = parser.parse_args(argv)
     if not args.table:
         parser.error("nothing to do: pass --table")
     config = TableConfig(n_train=args.n_train, n_hidden=args.n_hidden, ranks=tuple(args.ranks),
-                         n_splits=args.n_splits)
+                         n_splits=args.n_splits, n_restarts=args.n_restarts)
 
     def progress(done, total, what=None):
         if what:
             print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
 
-    for name in args.datasets:
-        result = run_table(name, config, progress)
+    import json
+    import time
+
+    t0 = time.perf_counter()
+    results, seconds = run_tables(args.datasets, config, n_jobs=args.jobs, progress=progress)
+    wall = time.perf_counter() - t0
+    hmc = _stored_hmc()
+    for name, result in results.items():
         path = write_table(result, Path(args.outdir) / TABLE_FILES[name])
-        print(f"{path.name}\n{format_table(result)}", flush=True)
+        try:
+            text = format_table(result, hmc.get(name))
+        except ValueError:  # a reference of another protocol: the table without HMC
+            text = format_table(result)
+        print(f"{path.name}\n{text}", flush=True)
+    print(f"wall time {wall:.0f} s for {sum(len(v) for v in seconds.values())} splits", flush=True)
+    if args.times:
+        Path(args.times).write_text(json.dumps(
+            {"wall_seconds": round(wall, 1), "split_seconds": seconds, "n_jobs": args.jobs,
+             "config": config.as_dict(), "date": time.strftime("%Y-%m-%d")}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
