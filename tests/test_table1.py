@@ -145,3 +145,33 @@ def test_stored_tables_beside_the_stored_hmc_reference():
         cmp = t1.hmc_comparison(t1.load_table(name), load_reference(name))
         assert cmp["n_splits"] == 10
         assert "minus HMC" in t1.format_table(t1.load_table(name), load_reference(name))
+
+
+def _split(index, rows, trials):
+    return {"index": index, "methods": {k: dict(zip(("bound", "test_mse", "active_units"), v))
+                                        for k, v in rows.items()},
+            "trials": [dict(zip(("bound", "test_mse"), t)) for t in trials]}
+
+
+def test_pruning_summary_counts_what_it_says():
+    # split 0: the highest bound (full) also predicts best; split 1: the highest bound (diagonal,
+    # 1 unit) predicts worst. Trials: a higher bound means a lower error on split 0 (rho = -1) and
+    # a higher error on split 1 (rho = +1).
+    s0 = _split(0, {"laplace_evidence": (-80.0, 0.30, 4), "ensemble_diagonal": (-60.0, 0.25, 2),
+                    "ensemble_full": (-50.0, 0.20, 3)}, [(-60, 0.25), (-55, 0.22), (-50, 0.20)])
+    s1 = _split(1, {"laplace_evidence": (-80.0, 0.30, 4), "ensemble_diagonal": (-40.0, 0.50, 1),
+                    "ensemble_full": (-45.0, 0.26, 3)}, [(-45, 0.26), (-42, 0.40), (-40, 0.50)])
+    out = t1.pruning_summary({"splits": [s0, s1], "methods": s0["methods"]})
+    assert out["best_bound_not_best_prediction"] == 1 and out["n_splits"] == 2
+    assert out["rank_correlation"] == pytest.approx(0.0)
+    assert out["by_units"] == {1: {"n": 1, "test_mse": 0.50}, 2: {"n": 1, "test_mse": 0.25},
+                               3: {"n": 2, "test_mse": pytest.approx(0.23)}}
+    assert out["fewer_units_than_laplace"] == 4 and out["n_fits"] == 4
+
+
+def test_paired_difference():
+    s = [_split(i, {"a": (0, m + 0.1, 1), "b": (0, m, 1)}, []) for i, m in enumerate((0.2, 0.9, 0.4))]
+    out = t1.paired_difference({"splits": s, "methods": s[0]["methods"]}, "a", "b")
+    assert out["mean"] == pytest.approx(0.1) and out["se"] == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="method must be one of"):
+        t1.paired_difference({"splits": s, "methods": s[0]["methods"]}, "a", "c")

@@ -13,7 +13,7 @@ same bias column — so its test errors sit next to the table's.
   posterior-predictive test MSE (standardised targets, as in the table), the
   test MSE of each chain alone (chains can settle in different modes), the
   largest split-R̂ and smallest ESS over symmetry-invariant quantities
-  (network outputs at the training inputs, α, β), divergences and seconds;
+  (network outputs at the training inputs, α, β) and divergences;
 * :func:`demo_reference`: the HMC predictive mean and 2-s.d. band for the
   1-D demo panel's default setting (:data:`~ensemble_lib.lessons.networks.DEMO_DEFAULTS`,
   α and β sampled under the Gamma hyperpriors, as the panel's "adapt" does);
@@ -24,9 +24,8 @@ same bias column — so its test errors sit next to the table's.
 Seeds: split i is made with ``default_rng([seed, i])`` (as in table1) and
 its sampler's ``PRNGKey`` is one integer drawn from ``default_rng([seed, i, 2])``.
 For a fixed configuration the JSON is identical from run to run on one
-machine except for the wall times (keys ``"seconds"``; compare with
-:func:`without_timing`). Different CPUs or package versions can change the
-draws.
+machine: it holds no wall times (``--times FILE`` writes them apart, for the benchmark report).
+Different CPUs or package versions can change the draws.
 """
 
 from __future__ import annotations
@@ -95,7 +94,7 @@ def run_reference_split(X, y, config: TableConfig, settings: SamplerSettings,
         and ``chain_mse_spread`` (max − min), ``baseline_mse``, ``r_hat_max``,
         ``r_hat_max_weights``, ``ess_min``, ``divergences`` (total) and
         ``chain_divergences``, posterior means of α and β, ``mean_predictive_sd``,
-        ``sampler_seed``, ``chain_method``, ``n_test``, ``seconds``.
+        ``sampler_seed``, ``chain_method``, ``n_test``.
     """
     if not isinstance(settings, SamplerSettings):
         raise ValueError(f"settings must be a SamplerSettings, got {type(settings).__name__}")
@@ -124,7 +123,6 @@ def run_reference_split(X, y, config: TableConfig, settings: SamplerSettings,
         "sampler_seed": seed,
         "chain_method": res.settings["chain_method"],
         "n_test": split.n_test,
-        "seconds": res.seconds,
     }
 
 
@@ -135,7 +133,8 @@ def _mean_se(values) -> dict:
 
 
 def run_reference(dataset: str = "boston", config: TableConfig | None = None,
-                  settings: SamplerSettings | None = None, progress=None) -> dict:
+                  settings: SamplerSettings | None = None, progress=None,
+                  times: list | None = None) -> dict:
     """:func:`run_reference_split` over ``config.n_splits`` splits of one data set, summarised.
 
     Parameters
@@ -147,7 +146,10 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
     settings : SamplerSettings, optional
         Default :data:`FULL_SAMPLER` (1000 + 1000 draws, 4 chains, target 0.95).
     progress : callable, optional
-        ``progress(i, split_result)`` after each split.
+        The library's callback, ``progress(done, total, what=None)``, after each split (``what``
+        summarises it).
+    times : list, optional
+        If given, each split's wall time in seconds is appended to it (kept out of the result).
 
     Returns
     -------
@@ -155,7 +157,7 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
         JSON-ready: ``dataset``, ``config`` (``TableConfig.as_dict()``),
         ``sampler`` (settings), ``versions``, ``summary`` (mean ± s.e. over
         splits of ``test_mse``, ``baseline_mse``, ``chain_mse_spread``; worst
-        ``r_hat_max``, smallest ``ess_min``, total divergences and seconds),
+        ``r_hat_max``, smallest ``ess_min``, total divergences),
         ``splits``, ``units``, ``command``, ``note``, ``diagnostics_note``.
     """
     from .datasets import load_boston, load_diabetes
@@ -166,17 +168,28 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
     config = TableConfig() if config is None else config
     settings = FULL_SAMPLER if settings is None else settings
     data = loaders[dataset]()
+    import time
+
+    from .._progress import report
+
     splits = []
+    report(progress, 0, config.n_splits)
     for i in range(config.n_splits):
+        t0 = time.perf_counter()
         splits.append(run_reference_split(data.X, data.y, config, settings, i))
-        if progress is not None:
-            progress(i, splits[-1])
+        secs = time.perf_counter() - t0
+        if times is not None:
+            times.append(round(secs, 1))
+        r = splits[-1]
+        report(progress, i + 1, config.n_splits,
+               what=(f"{dataset} split {i}: {secs:.0f} s; HMC test MSE {r['test_mse']:.4f} (chains "
+                     f"{', '.join(f'{m:.4f}' for m in r['chain_test_mse'])}); R-hat max "
+                     f"{r['r_hat_max']:.3f}, ESS min {r['ess_min']:.0f}, {r['divergences']} divergences"))
     summary = {q: _mean_se([s[q] for s in splits])
                for q in ("test_mse", "baseline_mse", "chain_mse_spread", "alpha_mean", "beta_mean")}
     summary.update(r_hat_max=max(s["r_hat_max"] for s in splits),
                    ess_min=min(s["ess_min"] for s in splits),
-                   divergences=int(sum(s["divergences"] for s in splits)),
-                   seconds=float(sum(s["seconds"] for s in splits)))
+                   divergences=int(sum(s["divergences"] for s in splits)))
     return {
         "dataset": dataset,
         "n_samples": data.n_samples,
@@ -204,15 +217,6 @@ def config_from_result(result: dict) -> tuple[TableConfig, SamplerSettings]:
     cfg["prior"] = GammaHyperprior(**cfg["prior"])
     cfg["ranks"] = tuple(cfg["ranks"])
     return TableConfig(**cfg), SamplerSettings(**result["sampler"])
-
-
-def without_timing(result):
-    """A copy of a result without its wall times (every key named ``"seconds"``), for comparisons."""
-    if isinstance(result, dict):
-        return {k: without_timing(v) for k, v in result.items() if k != "seconds"}
-    if isinstance(result, list):
-        return [without_timing(v) for v in result]
-    return result
 
 
 def write_json(result: dict, path) -> Path:
@@ -294,7 +298,6 @@ def demo_reference(n_hidden: int | None = None, prior: GammaHyperprior | None = 
         "r_hat_max": res.r_hat_max, "ess_min": res.ess_min, "divergences": res.n_divergences,
         "sampler": settings.as_dict(), "seed": int(seed),
         "chain_method": res.settings["chain_method"], "versions": package_versions(),
-        "seconds": res.seconds,
         "band": "mean +/- 2 predictive s.d. (noise 1/beta of each draw included)",
         "command": "python -m ensemble_lib.studies.hmc_reference --datasets --demo",
         "diagnostics_note": _DIAGNOSTICS_NOTE,
@@ -328,6 +331,9 @@ def main(argv=None) -> list[Path]:
                             default=None, help=f"NUTS {name} (default: the full or --quick setting)")
     parser.add_argument("--outdir", default=None,
                         help="output folder (default: figures/, or a temporary one with --quick)")
+    parser.add_argument("--times", default=None,
+                        help="also write the wall times (per split, and the demo's) to this JSON "
+                             "file; the references themselves hold none")
     args = parser.parse_args(argv)
     if args.quick:
         base, settings, demo_settings = QUICK_CONFIG, QUICK_SAMPLER, QUICK_SAMPLER
@@ -343,15 +349,16 @@ def main(argv=None) -> list[Path]:
     config = TableConfig(n_train=base.n_train, n_hidden=base.n_hidden, prior=base.prior,
                          n_splits=base.n_splits if args.n_splits is None else args.n_splits,
                          seed=args.seed)
-    written = []
-    for name in args.datasets:
-        def progress(i, r, name=name):
-            print(f"{name} split {i}: {r['seconds']:.0f} s; HMC test MSE {r['test_mse']:.4f} "
-                  f"(chains {', '.join(f'{m:.4f}' for m in r['chain_test_mse'])}); "
-                  f"R-hat max {r['r_hat_max']:.3f}, ESS min {r['ess_min']:.0f}, "
-                  f"{r['divergences']} divergences", file=sys.stderr, flush=True)
+    import time
 
-        result = run_reference(name, config, settings, progress)
+    def progress(done, total, what=None):
+        if what:
+            print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
+
+    written, wall = [], {}
+    for name in args.datasets:
+        wall[name] = []
+        result = run_reference(name, config, settings, progress, times=wall[name])
         if args.quick:
             result["command"] += " --quick"
         if args.n_splits is not None:
@@ -363,12 +370,16 @@ def main(argv=None) -> list[Path]:
         s = result["summary"]
         print(f"{written[-1]}: HMC test MSE {s['test_mse']['mean']:.4f}"
               + (f" ± {s['test_mse']['se']:.4f}" if s["test_mse"]["se"] is not None else "")
-              + f" over {config.n_splits} split(s), {s['seconds']:.0f} s", flush=True)
+              + f" over {config.n_splits} split(s), {sum(wall[name]):.0f} s", flush=True)
     if args.demo:
+        t0 = time.perf_counter()
         demo = demo_reference(settings=demo_settings, seed=args.seed)
+        wall["demo"] = round(time.perf_counter() - t0, 1)
         written.append(write_json(demo, outdir / DEMO_FILE))
-        print(f"{written[-1]}: R-hat max {demo['r_hat_max']:.3f}, {demo['seconds']:.0f} s",
-              flush=True)
+        print(f"{written[-1]}: R-hat max {demo['r_hat_max']:.3f}, {wall['demo']:.0f} s", flush=True)
+    if args.times:
+        Path(args.times).write_text(json.dumps({"split_seconds": wall, "date": time.strftime("%Y-%m-%d")},
+                                               indent=1, sort_keys=True) + "\n")
     return written
 
 

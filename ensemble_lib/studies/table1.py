@@ -456,6 +456,54 @@ def hmc_comparison(result: dict, hmc: dict) -> dict:
     return out
 
 
+def paired_difference(result: dict, a: str, b: str) -> dict:
+    """``test_mse(a) − test_mse(b)`` per split: mean and standard error over the splits (paired)."""
+    for key in (a, b):
+        if key not in result["methods"]:
+            raise ValueError(f"method must be one of {sorted(result['methods'])}, got {key!r}")
+    out = _mean_se([s["methods"][a]["test_mse"] - s["methods"][b]["test_mse"] for s in result["splits"]])
+    out["n_splits"] = len(result["splits"])
+    return out
+
+
+def pruning_summary(result: dict) -> dict:
+    """What separates the ensemble optima, from every stored fit (family bests and all trials).
+
+    Returns
+    -------
+    dict
+        ``by_units``: active hidden units → number of family-best fits with that many and their
+        mean test MSE; ``best_bound_not_best_prediction``: splits on which the ensemble family
+        with the highest bound does not have the lowest test error among the ensemble families
+        (beyond 0.005), out of ``n_splits``; ``rank_correlation``: the mean over splits of
+        Spearman's correlation between bound and test MSE across all of that split's fits (−1:
+        a higher bound always predicts better; 0: unrelated); ``fewer_units_than_laplace``:
+        family-best fits with fewer active units than the split's Laplace network, of ``n_fits``.
+    """
+    from scipy.stats import spearmanr
+
+    keys = [k for k in result["methods"] if k.startswith("ensemble")]
+    by_units: dict = {}
+    mismatch, rhos, fewer, n_fits = 0, [], 0, 0
+    for s in result["splits"]:
+        m = s["methods"]
+        for k in keys:
+            by_units.setdefault(int(m[k]["active_units"]), []).append(m[k]["test_mse"])
+            fewer += int(m[k]["active_units"] < m["laplace_evidence"]["active_units"])
+            n_fits += 1
+        top = max(keys, key=lambda k: m[k]["bound"])
+        if m[top]["test_mse"] > min(m[k]["test_mse"] for k in keys) + 0.005:
+            mismatch += 1
+        b = [t["bound"] for t in s["trials"]]
+        e = [t["test_mse"] for t in s["trials"]]
+        if len(set(b)) > 2:
+            rhos.append(float(spearmanr(b, e).statistic))
+    return {"by_units": {u: {"n": len(v), "test_mse": float(np.mean(v))} for u, v in sorted(by_units.items())},
+            "best_bound_not_best_prediction": mismatch, "n_splits": len(result["splits"]),
+            "rank_correlation": float(np.mean(rhos)) if rhos else None,
+            "fewer_units_than_laplace": fewer, "n_fits": n_fits}
+
+
 def format_table(result: dict, hmc: dict | None = None) -> str:
     """The stored table as text: test MSE ± s.e., the paper's, excess over HMC, active units, bound, α, β."""
     paper = result.get("paper") or {}
