@@ -114,6 +114,31 @@ def run(quick: bool = False, only: list[str] | None = None) -> tuple[dict, list[
     return dict(sorted(results.items())), only_skipped
 
 
+#: the long studies' wall times, written by their commands' ``--times`` option
+#: (``python -m ensemble_lib.studies.table1 --table --times benchmarks/results/table1-times.json``,
+#: ``python -m ensemble_lib.studies.hmc_reference --demo --times benchmarks/results/hmc-reference-times.json``)
+STUDY_TIMES = {"table1": (HERE / "results" / "table1-times.json", 20 * 60),
+               "hmc_reference": (HERE / "results" / "hmc-reference-times.json", 15 * 60)}
+
+
+def study_times() -> dict:
+    """Each study's last recorded wall time (s) with its target, from the files its command wrote."""
+    out = {}
+    for name, (path, target) in STUDY_TIMES.items():
+        try:
+            rec = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        per = rec["split_seconds"]
+        splits = {k: v for k, v in per.items() if isinstance(v, list)}
+        total = rec.get("wall_seconds")
+        if total is None:  # run one split after another: the sum is the wall time
+            total = sum(sum(v) for v in splits.values())
+        out[name] = {"wall_s": round(float(total), 1), "target_s": target, "date": rec.get("date"),
+                     "splits": {k: len(v) for k, v in splits.items()}, "n_jobs": rec.get("n_jobs")}
+    return out
+
+
 def last_make_test_time() -> dict | None:
     """The last ``make test`` wall time recorded in test-artifacts/ (None if never measured here)."""
     try:
@@ -167,12 +192,20 @@ def write_report(results: dict, outdir: Path, quick: bool, make_test: dict | Non
     info = machine_info()
     jpath = outdir / f"report-{stamp}.json"
     mpath = outdir / f"report-{stamp}.md"
+    studies = study_times()
     jpath.write_text(json.dumps({"date": stamp, "quick": quick, "machine": info, "results": results,
                                  "quick_skipped": list(quick_skipped), "make_test": make_test,
-                                 "browser_latency_published": browser_latency}, indent=2))
+                                 "browser_latency_published": browser_latency, "studies": studies},
+                                indent=2))
     lines = [f"# Benchmark report {stamp}{' (quick mode)' if quick else ''}", "",
              "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()), "",
              _make_test_line(make_test), ""]
+    for name, st in studies.items():
+        lines += [f"Study `{name}` (measured {st['date']}): {st['wall_s'] / 60:.1f} min wall for "
+                  + ", ".join(f"{n} {k} splits" for k, n in st["splits"].items())
+                  + (f" on {st['n_jobs']} processes" if st.get("n_jobs") else "")
+                  + f"; target {st['target_s'] / 60:.0f} min: "
+                  + ("met" if st["wall_s"] <= st["target_s"] else "not met") + ".", ""]
     if browser_latency:
         lines += [f"Slider latency in the browser: [browser-latency.md](browser-latency.md) "
                   f"(the browser suite's run of {browser_latency}).", ""]

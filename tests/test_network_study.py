@@ -355,3 +355,31 @@ def test_write_figures_is_byte_stable(tmp_path):
     assert [p.name for p in a] == ["network_1d_demo.png", "boston_table1.png", "table1_pruning.png"]
     for x, y in zip(a, b):
         assert x.read_bytes() == y.read_bytes() and x.stat().st_size > 10_000
+
+
+def test_demo_shows_the_stored_hmc_band_only_where_it_was_sampled():
+    """The HMC band (figures/hmc_demo.json) belongs to the default data, H = 2, adapted α, β."""
+    from ensemble_lib.ui.plotting import new_figure
+
+    hmc = demo.load_hmc_demo()
+    assert hmc is not None and hmc["n_hidden"] == 2 and hmc["adapt"]
+    x, t = demo.demo_data()
+    fig, ax = new_figure(4, 3)
+    plot = demo._DemoPlot(ax, x, t, hmc)
+    assert len(plot.hmc_lines) == 3
+    base = dict(x_grid=np.linspace(-3, 3, 5), ens_mean=np.zeros(5), ens_sd=np.ones(5),
+                lap_mean=np.zeros(5), lap_sd=np.ones(5), ens_alpha=1.0, ens_beta=1.0, lap_alpha=1.0,
+                lap_beta=1.0, bound=0.0, lap_bound=0.0, lap_log_evidence=0.0)
+    for n_hidden, adapt, shown in ((2, True, True), (3, True, False), (2, False, False)):
+        plot.update(demo.DemoState(n_hidden=n_hidden, rank=1, adapt=adapt, **base))
+        assert all(line.get_visible() == shown for line in plot.hmc_lines)
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert any("HMC" in lab for lab in labels) == shown
+    # other data: no band at all
+    assert demo._DemoPlot(new_figure(4, 3)[1], x + 0.1, t, hmc).hmc_lines == []
+
+
+def test_demo_counts_active_units_from_the_fit():
+    st = demo.demo_fit(*demo.demo_data(), **demo.DEMO_DEFAULTS, rng=np.random.default_rng(demo.DEMO_SEED))
+    assert 1 <= st.ens_active <= st.n_hidden and 1 <= st.lap_active <= st.n_hidden
+    assert f"ensemble {st.ens_active} of {st.n_hidden}" in demo.format_demo_readout(st)

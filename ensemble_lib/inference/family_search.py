@@ -107,7 +107,8 @@ class FamilySearch:
 def _fit(post, prior, fam: Family, start, *, gtol, maxiter, rng) -> EnsembleFit | None:
     """One start: ``("init", mean, cov)`` or ``("warm", EnsembleFit)``; None if the fit failed."""
     with warnings.catch_warnings():
-        # a start that stops early is recorded (``converged``) and competes on its bound
+        # a start that stops early is recorded (``converged``, ``at_limit``) and competes on its
+        # bound; fit_families warns if a family's best fit is such a one
         warnings.simplefilter("ignore", KLFitWarning)
         try:
             if start[0] == "warm":
@@ -218,6 +219,14 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
         changed = {f.key for f in fams if best[f.key] is not snapshot[f.key]}
         if not improved:
             break
+    # a trial that stopped early was recorded and competed on its bound; a family whose *best* fit
+    # did not converge is said once here
+    for fam in fams:
+        fit = best[fam.key]
+        if not fit.converged:
+            why = "its iteration limit" if fit.at_limit else "a stalled line search"
+            warnings.warn(f"fit_families: the best {fam.key} fit (from {origin[fam.key]}) stopped at "
+                          f"{why} before max|gradient| <= gtol = {gtol:g}", KLFitWarning, stacklevel=2)
     return FamilySearch(best=best, origin=origin, trials=trials, rounds=rounds, settled=not improved)
 
 

@@ -707,6 +707,7 @@ def main(argv=None) -> None:
             print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
 
     import json
+    import os
     import time
 
     t0 = time.perf_counter()
@@ -723,7 +724,8 @@ def main(argv=None) -> None:
     print(f"wall time {wall:.0f} s for {sum(len(v) for v in seconds.values())} splits", flush=True)
     if args.times:
         Path(args.times).write_text(json.dumps(
-            {"wall_seconds": round(wall, 1), "split_seconds": seconds, "n_jobs": args.jobs,
+            {"wall_seconds": round(wall, 1), "split_seconds": seconds,
+             "n_jobs": args.jobs or os.cpu_count(),
              "config": config.as_dict(), "date": time.strftime("%Y-%m-%d")}, indent=1) + "\n")
 
 
