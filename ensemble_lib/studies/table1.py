@@ -606,6 +606,7 @@ def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
 
     ref = {s["index"]: s["test_mse"] for s in hmc["splits"]} if hmc is not None else {}
     fam_colors = {"ensemble_diagonal": COLORS["diagonal"], "ensemble_full": COLORS["full"]}
+    markers = {"ensemble_s1": "s", "ensemble_s2": "^", "ensemble_s4": "D"}  # the factor ranks
     jitter = np.random.default_rng(0)  # horizontal jitter only, so overlapping points show
     H = result["config"]["n_hidden"]
     for s in result["splits"]:
@@ -618,11 +619,12 @@ def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
             ax_bound.plot(t["bound"] - best, t["test_mse"] - off, ".", color=c, alpha=0.35, ms=4)
         for key, row in s["methods"].items():
             if key.startswith("ensemble"):
-                ax_units.plot(row["active_units"] + jitter.uniform(-0.15, 0.15), row["test_mse"], "o",
-                              color=fam_colors.get(key, COLORS["factor"]), ms=5, mec="k", mew=0.5)
+                ax_units.plot(row["active_units"] + jitter.uniform(-0.15, 0.15), row["test_mse"],
+                              markers.get(key, "o"), color=fam_colors.get(key, COLORS["factor"]), ms=5,
+                              mec="k", mew=0.5)
     for key in [k for k in METHOD_LABELS if k.startswith("ensemble") and k in result["methods"]]:
-        ax_units.plot([], [], "o", color=fam_colors.get(key, COLORS["factor"]), mec="k", mew=0.5,
-                      label=METHOD_LABELS[key].replace("Ensemble ", ""))
+        ax_units.plot([], [], markers.get(key, "o"), color=fam_colors.get(key, COLORS["factor"]),
+                      mec="k", mew=0.5, label=METHOD_LABELS[key].replace("Ensemble ", ""))
     ax_units.set_xticks(range(0, H + 1))
     ax_units.set_xlabel("active hidden units (share of Σ⟨f²⟩ ≥ 1%)")
     ax_units.set_ylabel("test mean squared error")
