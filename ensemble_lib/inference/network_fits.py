@@ -63,7 +63,7 @@ from .. import _validation as check
 from .evidence import EvidenceRun, evidence_reestimation
 from .gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
-from .kl_fit import KLFit, KLFitWarning, gradient_converged, kl_fit, kl_objective
+from .kl_fit import _SMALL, KLFit, KLFitWarning, _newton_polish, gradient_converged, kl_fit, kl_objective
 from ..models.network import network_jacobian
 from ..models.posterior import Expectation
 
@@ -215,17 +215,23 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
                                 options={"gtol": gtol, "ftol": 1e-14, "maxiter": maxiter,
                                          "maxcor": 30})
         if np.isfinite(res.fun):
-            mean, cov = fam.unpack(res.x)
-            # the library's one meaning of converged, whatever stopped L-BFGS-B
-            converged = gradient_converged(res.jac, gtol)
+            theta, f_val, g = res.x, float(res.fun), res.jac
+            if fam.n_params <= _SMALL and not gradient_converged(g, gtol):
+                # as kl_fit does for small problems: L-BFGS-B's line search stalls where the
+                # objective's changes reach round-off; gradient steps finish the job
+                theta, g = _newton_polish(lambda th: kl_objective(target, fam, th), theta, g, gtol)
+                f_val = float(kl_objective(target, fam, theta)[0])
+            mean, cov = fam.unpack(theta)
+            # the library's one meaning of converged, whatever stopped the optimiser
+            converged = gradient_converged(g, gtol)
             fits.append(KLFit(mean=mean, cov=cov, kl=math.nan,
-                              bound=float(-res.fun - target.log_normalisers),
+                              bound=float(-f_val - target.log_normalisers),
                               family=fam.name, rank=fam.rank, n_iter=int(res.nit),
-                              grad_norm=float(np.linalg.norm(res.jac)), converged=converged,
-                              theta=res.x, at_limit=bool(res.nit >= maxiter)))
+                              grad_norm=float(np.linalg.norm(g)), converged=converged,
+                              theta=theta, at_limit=bool(res.nit >= maxiter)))
             if init is None and not converged:
                 warnings.warn(f"fit_family ({fam.name}, s={fam.rank}) stopped before converging: "
-                              f"gradient norm {np.linalg.norm(res.jac):.2e} ({res.message})",
+                              f"gradient norm {np.linalg.norm(g):.2e} ({res.message})",
                               KLFitWarning, stacklevel=2)
     if not fits:
         raise RuntimeError("fit_family: every start failed (the bound was not finite)")

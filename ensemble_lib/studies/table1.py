@@ -599,8 +599,8 @@ def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
     Left: every ensemble fit of every split (each family from each start) by its number of
     active hidden units; the family bests are drawn bold. Right: each fit's bound relative to
     the best ensemble bound of its split (≤ 0) against its test error minus HMC's on that split
-    (or the test error itself without ``hmc``): were the bound a good guide to prediction, the
-    points would fall to the right.
+    (or the test error itself without ``hmc``): were the bound a perfect guide to prediction, the
+    errors would fall steadily from left to right.
     """
     from ..ui.plotting import COLORS
 
@@ -633,8 +633,8 @@ def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
     ax_bound.set_ylabel("test MSE minus HMC's" if hmc is not None else "test mean squared error")
     if hmc is not None:
         ax_bound.axhline(0.0, color=COLORS["posterior"], lw=1)
-    ax_units.set_title(f"{result['dataset']}: fewer active units, worse predictions", fontsize=9)
-    ax_bound.set_title("a higher bound does not mean better predictions", fontsize=9)
+    ax_units.set_title(f"{result['dataset']}: test error by active hidden units", fontsize=9)
+    ax_bound.set_title("bound against test error, every fit of every split", fontsize=9)
 
 
 def pruning_figure(result: dict, hmc: dict | None = None):
