@@ -26,6 +26,10 @@ from .gaussian import CovarianceFamily, GaussianFactor
 
 #: up to this many parameters, BFGS + gradient polish; above, L-BFGS-B
 _SMALL = 40
+#: an L-BFGS-B fit of up to this many parameters that stopped above its tolerance (its line search
+#: stalls where the objective's changes reach round-off) is finished by Newton steps on the exact
+#: gradient, as the small path is; each costs 2 × (number of parameters) gradient evaluations
+_POLISH_MAX = 90
 
 
 class KLFitWarning(UserWarning):
@@ -252,6 +256,8 @@ def kl_fit(
     else:
         theta, g = best.x, best.jac
         tol = max(gtol, 1e-6)
+        if fam.n_params <= _POLISH_MAX and not gradient_converged(g, tol):
+            theta, g = _newton_polish(fun, theta, g, tol)
     converged = gradient_converged(g, tol)
     if not converged:
         warnings.warn(

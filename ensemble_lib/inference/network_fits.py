@@ -63,7 +63,7 @@ from .. import _validation as check
 from .evidence import EvidenceRun, evidence_reestimation
 from .gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
-from .kl_fit import _SMALL, KLFit, KLFitWarning, _newton_polish, gradient_converged, kl_fit, kl_objective
+from .kl_fit import _POLISH_MAX, KLFit, KLFitWarning, _newton_polish, gradient_converged, kl_fit, kl_objective
 from ..models.network import network_jacobian
 from ..models.posterior import Expectation
 
@@ -216,7 +216,7 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
                                          "maxcor": 30})
         if np.isfinite(res.fun):
             theta, f_val, g = res.x, float(res.fun), res.jac
-            if fam.n_params <= _SMALL and not gradient_converged(g, gtol):
+            if fam.n_params <= _POLISH_MAX and not gradient_converged(g, gtol):
                 # as kl_fit does for small problems: L-BFGS-B's line search stalls where the
                 # objective's changes reach round-off; gradient steps finish the job
                 theta, g = _newton_polish(lambda th: kl_objective(target, fam, th), theta, g, gtol)
