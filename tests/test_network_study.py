@@ -248,10 +248,24 @@ TINY = ["--table", "--datasets", "boston", "--n-splits", "2", "--n-train", "40",
 
 
 @pytest.fixture(scope="module")
-def tiny_table_text(tmp_path_factory):
+def tiny_out(tmp_path_factory):
     out = tmp_path_factory.mktemp("table")
     t1.main(TINY + ["--outdir", str(out)])
-    return (out / "boston_table1.json").read_text()
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_table_text(tiny_out):
+    return (tiny_out / "boston_table1.json").read_text()
+
+
+def test_verify_split_rederives_a_stored_split_and_reports_a_changed_number(tiny_out, tmp_path):
+    assert t1.verify_split(["boston"], 1, tiny_out) == []
+    stored = json.loads((tiny_out / "boston_table1.json").read_text())
+    stored["splits"][1]["methods"]["ensemble_s1"]["test_mse"] *= 1.001
+    (tmp_path / "boston_table1.json").write_text(json.dumps(stored))
+    bad = t1.verify_split(["boston"], 1, tmp_path)
+    assert len(bad) == 1 and "ensemble_s1.test_mse" in bad[0]
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 from ensemble_lib.inference.family_search import _fit, laplace_starts
-from ensemble_lib.inference.hyperparameters import GammaHyperprior
 from ensemble_lib.inference.network_fits import fit_evidence
 from ensemble_lib.models.network import NetworkPosterior
 from ensemble_lib.studies import table1 as t1
@@ -63,12 +62,10 @@ def test_every_family_reports_its_best_trial_and_a_richer_family_never_a_lower_b
 def test_stored_table_rederives_from_its_stored_configuration(dataset):
     """Split 0 of the stored table: the Laplace row and every family best that came from a shared
     Laplace start are refitted from the stored configuration alone and must match the stored numbers.
-    (A whole split takes minutes; the determinism test re-runs whole splits on a small configuration.)"""
+    (A whole split takes minutes: ``python -m ensemble_lib.studies.table1 --verify-split 0`` re-runs
+    it and compares every number; the determinism test re-runs whole splits on a small configuration.)"""
     stored = t1.load_table(dataset)
-    cfg_dict = dict(stored["config"])
-    cfg_dict["prior"] = GammaHyperprior(**cfg_dict["prior"])
-    cfg_dict["ranks"] = tuple(cfg_dict["ranks"])
-    cfg = t1.TableConfig(**cfg_dict)
+    cfg = t1.config_from_table(stored)
     assert cfg.as_dict() == stored["config"]
     data = LOADERS[dataset]()
     index = 0
