@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
+from .. import _validation as check
 from .gaussian import CovarianceFamily, GaussianFactor
 
 
@@ -130,6 +131,17 @@ def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6):
     return theta, g
 
 
+def finish_lbfgs(fun, fam: CovarianceFamily, theta, g, tol: float):
+    """Finish an L-BFGS-B fit of ``fam`` that stopped above ``tol`` (see :data:`_POLISH_MAX`).
+
+    Returns ``(theta, g)``: unchanged if the fit already meets :func:`gradient_converged` or the
+    family has more than ``_POLISH_MAX`` parameters, else after :func:`_newton_polish`.
+    """
+    if fam.n_params <= _POLISH_MAX and not gradient_converged(g, tol):
+        return _newton_polish(fun, theta, g, tol)
+    return theta, g
+
+
 def _starts(post, fam: CovarianceFamily, init):
     """Starting (mean, cov) pairs and a centred-start covariance.
 
@@ -215,8 +227,6 @@ def kl_fit(
         The best fit over the starts. ``kl`` is the exact KL(Q‖P)
         (``post.log_Z`` + objective) and ``bound`` is F[Q].
     """
-    from .. import _validation as check
-
     gtol = check.positive("gtol", gtol)
     maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
     fam = CovarianceFamily.make(family, post.dim, rank)
@@ -256,8 +266,7 @@ def kl_fit(
     else:
         theta, g = best.x, best.jac
         tol = max(gtol, 1e-6)
-        if fam.n_params <= _POLISH_MAX and not gradient_converged(g, tol):
-            theta, g = _newton_polish(fun, theta, g, tol)
+        theta, g = finish_lbfgs(fun, fam, theta, g, tol)
     converged = gradient_converged(g, tol)
     if not converged:
         warnings.warn(

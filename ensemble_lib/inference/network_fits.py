@@ -63,7 +63,7 @@ from .. import _validation as check
 from .evidence import EvidenceRun, evidence_reestimation
 from .gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
-from .kl_fit import _POLISH_MAX, KLFit, KLFitWarning, _newton_polish, gradient_converged, kl_fit, kl_objective
+from .kl_fit import KLFit, KLFitWarning, finish_lbfgs, gradient_converged, kl_fit, kl_objective
 from ..models.network import network_jacobian
 from ..models.posterior import Expectation
 
@@ -215,12 +215,11 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
                                 options={"gtol": gtol, "ftol": 1e-14, "maxiter": maxiter,
                                          "maxcor": 30})
         if np.isfinite(res.fun):
-            theta, f_val, g = res.x, float(res.fun), res.jac
-            if fam.n_params <= _POLISH_MAX and not gradient_converged(g, gtol):
-                # as kl_fit does for small problems: L-BFGS-B's line search stalls where the
-                # objective's changes reach round-off; gradient steps finish the job
-                theta, g = _newton_polish(lambda th: kl_objective(target, fam, th), theta, g, gtol)
-                f_val = float(kl_objective(target, fam, theta)[0])
+            # as in kl_fit: L-BFGS-B's line search stalls where the objective's changes reach
+            # round-off; gradient steps finish a small fit
+            fun = lambda th: kl_objective(target, fam, th)  # noqa: E731
+            theta, g = finish_lbfgs(fun, fam, res.x, res.jac, gtol)
+            f_val = float(res.fun) if theta is res.x else float(fun(theta)[0])
             mean, cov = fam.unpack(theta)
             # the library's one meaning of converged, whatever stopped the optimiser
             converged = gradient_converged(g, gtol)

@@ -31,7 +31,6 @@ Different CPUs or package versions can change the draws.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -40,7 +39,7 @@ import numpy as np
 from .. import _validation as check
 from ..inference.hmc import SamplerSettings, package_versions, sample_network
 from ..inference.hyperparameters import GammaHyperprior
-from .table1 import TableConfig, make_split
+from .table1 import TableConfig, config_from_table, load_dataset, make_split, mean_se
 
 #: file names (in figures/ or --outdir)
 REFERENCE_FILE = "hmc_reference_{dataset}.json"
@@ -126,12 +125,6 @@ def run_reference_split(X, y, config: TableConfig, settings: SamplerSettings,
     }
 
 
-def _mean_se(values) -> dict:
-    v = np.asarray(values, dtype=float)
-    se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else None
-    return {"mean": float(v.mean()), "se": se}
-
-
 def run_reference(dataset: str = "boston", config: TableConfig | None = None,
                   settings: SamplerSettings | None = None, progress=None,
                   times: list | None = None) -> dict:
@@ -160,14 +153,9 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
         ``r_hat_max``, smallest ``ess_min``, total divergences),
         ``splits``, ``units``, ``command``, ``note``, ``diagnostics_note``.
     """
-    from .datasets import load_boston, load_diabetes
-
-    loaders = {"boston": load_boston, "diabetes": load_diabetes}
-    if dataset not in loaders:
-        raise ValueError(f"dataset must be one of {sorted(loaders)}, got {dataset!r}")
+    data = load_dataset(dataset)
     config = TableConfig() if config is None else config
     settings = FULL_SAMPLER if settings is None else settings
-    data = loaders[dataset]()
     import time
 
     from .._progress import report
@@ -185,7 +173,7 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
                what=(f"{dataset} split {i}: {secs:.0f} s; HMC test MSE {r['test_mse']:.4f} (chains "
                      f"{', '.join(f'{m:.4f}' for m in r['chain_test_mse'])}); R-hat max "
                      f"{r['r_hat_max']:.3f}, ESS min {r['ess_min']:.0f}, {r['divergences']} divergences"))
-    summary = {q: _mean_se([s[q] for s in splits])
+    summary = {q: mean_se([s[q] for s in splits])
                for q in ("test_mse", "baseline_mse", "chain_mse_spread", "alpha_mean", "beta_mean")}
     summary.update(r_hat_max=max(s["r_hat_max"] for s in splits),
                    ess_min=min(s["ess_min"] for s in splits),
@@ -213,10 +201,7 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
 
 def config_from_result(result: dict) -> tuple[TableConfig, SamplerSettings]:
     """Re-derive the :class:`TableConfig` and :class:`SamplerSettings` stored in a result."""
-    cfg = dict(result["config"])
-    cfg["prior"] = GammaHyperprior(**cfg["prior"])
-    cfg["ranks"] = tuple(cfg["ranks"])
-    return TableConfig(**cfg), SamplerSettings(**result["sampler"])
+    return config_from_table(result), SamplerSettings(**result["sampler"])
 
 
 def write_json(result: dict, path) -> Path:

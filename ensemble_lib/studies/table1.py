@@ -266,7 +266,8 @@ def run_split(X, y, config: TableConfig, index: int = 0, progress=None) -> dict:
             "baseline_mse": float(np.mean(y_test ** 2)), "n_test": int(y_test.size)}
 
 
-def _mean_se(values) -> dict:
+def mean_se(values) -> dict:
+    """Mean and standard error (s.d./√n) of the values that are not None (None where undefined)."""
     v = np.asarray([x for x in values if x is not None], dtype=float)
     if v.size == 0:
         return {"mean": None, "se": None}
@@ -280,7 +281,7 @@ def summarise(splits: list[dict]) -> dict:
     out = {}
     for key in keys:
         rows = [s["methods"][key] for s in splits]
-        out[key] = {q: _mean_se([r[q] for r in rows])
+        out[key] = {q: mean_se([r[q] for r in rows])
                     for q in ("test_mse", "bound", "log_evidence", "alpha", "beta", "active_units")}
         out[key]["label"] = METHOD_LABELS[key]
         out[key]["n_converged"] = int(sum(bool(r["converged"]) for r in rows))
@@ -295,10 +296,8 @@ def _split_summary(res: dict) -> str:
     return f"split {res['index']}: test MSE {mse}"
 
 
-LOADERS = ("boston", "diabetes")
-
-
-def _load(dataset: str):
+def load_dataset(dataset: str):
+    """The study's data set by name: ``"boston"`` or ``"diabetes"``."""
     from .datasets import load_boston, load_diabetes
 
     loaders = {"boston": load_boston, "diabetes": load_diabetes}
@@ -312,11 +311,11 @@ def _split_job(dataset: str, config: "TableConfig", index: int) -> tuple[dict, f
     import time
 
     t0 = time.perf_counter()
-    data = _load(dataset)
+    data = load_dataset(dataset)
     return run_split(data.X, data.y, config, index), time.perf_counter() - t0
 
 
-def run_tables(datasets=LOADERS, config: "TableConfig | None" = None, n_jobs: int | None = None,
+def run_tables(datasets=tuple(TABLE_FILES), config: "TableConfig | None" = None, n_jobs: int | None = None,
                progress=None) -> tuple[dict, dict]:
     """:func:`run_split` for every split of every data set, in parallel processes (joblib).
 
@@ -333,7 +332,7 @@ def run_tables(datasets=LOADERS, config: "TableConfig | None" = None, n_jobs: in
 
     datasets = list(datasets)
     for name in datasets:
-        _load(name)  # a bad name fails here, before any work starts
+        load_dataset(name)  # a bad name fails here, before any work starts
     config = TableConfig() if config is None else config
     if not isinstance(config, TableConfig):
         raise ValueError(f"config must be a TableConfig, got {type(config).__name__}")
@@ -361,7 +360,7 @@ def _tagged(dataset, config, index):
 
 
 def _table(dataset: str, config: "TableConfig", splits: list[dict]) -> dict:
-    data = _load(dataset)
+    data = load_dataset(dataset)
     return {
         "dataset": dataset,
         "n_samples": data.n_samples,
@@ -371,7 +370,7 @@ def _table(dataset: str, config: "TableConfig", splits: list[dict]) -> dict:
         "command": f"python -m ensemble_lib.studies.table1 --table --datasets {dataset}",
         "methods": summarise(splits),
         "paper": PAPER_TABLE1 if dataset == "boston" else None,
-        "baseline_mse": _mean_se([s["baseline_mse"] for s in splits]),
+        "baseline_mse": mean_se([s["baseline_mse"] for s in splits]),
         "splits": splits,
         "note": data.note,
     }
@@ -402,15 +401,11 @@ def run_table(dataset: str = "boston", config: TableConfig | None = None, progre
         numbers, :func:`run_split`) and ``note``. No wall times: the same configuration gives
         the same JSON.
     """
-    if dataset not in LOADERS:
-        raise ValueError(f"dataset must be one of {sorted(LOADERS)}, got {dataset!r}")
     return run_tables([dataset], config, n_jobs=n_jobs, progress=progress)[0][dataset]
 
 
 def write_table(result: dict, path) -> "Path":
     """Write a :func:`run_table` result as indented JSON (sorted keys) and return the path."""
-    import json
-    from pathlib import Path
 
     path = Path(path)
     path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
@@ -419,14 +414,12 @@ def write_table(result: dict, path) -> "Path":
 
 def load_table(name: str = "boston", directory=None) -> dict:
     """Read a stored table (``figures/boston_table1.json`` or ``figures/diabetes_table.json``)."""
-    import json
 
     from ..ui.figures import DEFAULT_OUTDIR
 
     if name not in TABLE_FILES:
         raise ValueError(f"name must be one of {sorted(TABLE_FILES)}, got {name!r}")
     directory = DEFAULT_OUTDIR if directory is None else directory
-    from pathlib import Path
 
     path = Path(directory) / TABLE_FILES[name]
     if not path.is_file():
@@ -455,9 +448,9 @@ def hmc_comparison(result: dict, hmc: dict) -> dict:
     splits = [s for s in result["splits"] if s["index"] in ref]
     if not splits:
         raise ValueError("hmc holds none of the table's splits")
-    out = {key: _mean_se([s["methods"][key]["test_mse"] - ref[s["index"]]["test_mse"] for s in splits])
+    out = {key: mean_se([s["methods"][key]["test_mse"] - ref[s["index"]]["test_mse"] for s in splits])
            for key in result["methods"]}
-    out["hmc"] = _mean_se([ref[s["index"]]["test_mse"] for s in splits])
+    out["hmc"] = mean_se([ref[s["index"]]["test_mse"] for s in splits])
     out["n_splits"] = len(splits)
     out["r_hat_max"] = max(float(ref[s["index"]]["r_hat_max"]) for s in splits)
     return out
@@ -468,7 +461,7 @@ def paired_difference(result: dict, a: str, b: str) -> dict:
     for key in (a, b):
         if key not in result["methods"]:
             raise ValueError(f"method must be one of {sorted(result['methods'])}, got {key!r}")
-    out = _mean_se([s["methods"][a]["test_mse"] - s["methods"][b]["test_mse"] for s in result["splits"]])
+    out = mean_se([s["methods"][a]["test_mse"] - s["methods"][b]["test_mse"] for s in result["splits"]])
     out["n_splits"] = len(result["splits"])
     return out
 
@@ -672,7 +665,6 @@ def write_figures(outdir) -> list:
     Nothing is refitted: they read ``boston_table1.json``, ``diabetes_table.json`` and the
     HMC references ``hmc_reference_*.json`` from the repository's ``figures/`` folder.
     """
-    from pathlib import Path
 
     from ..ui.plotting import save_figure
 
@@ -718,7 +710,7 @@ def verify_split(datasets, index: int, directory=None, rel: float = 1e-9) -> lis
 
     for name in datasets:
         stored = load_table(name, directory)
-        data = _load(name)
+        data = load_dataset(name)
         again = json.loads(json.dumps(run_split(data.X, data.y, config_from_table(stored), index)))
         compare(stored["splits"][index], again, f"{name} split {index}")
     return bad
@@ -728,7 +720,6 @@ def main(argv=None) -> None:
     """``python -m ensemble_lib.studies.table1 --table``: recompute and store the tables."""
     import argparse
     import sys
-    from pathlib import Path
 
     from ..ui.figures import DEFAULT_OUTDIR
 
@@ -765,7 +756,6 @@ def main(argv=None) -> None:
         if what:
             print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
 
-    import json
     import os
     import time
 
