@@ -43,3 +43,5 @@ def test_every_lesson_ends_with_exercises_whose_solutions_are_hidden():
         assert 3 <= len(solutions), lesson.notebook
         for c in solutions:
             assert c["metadata"].get("jupyter", {}).get("source_hidden") is True, lesson.notebook
+            # no stored answer under the exercise: the student sees it only by running the cell
+            assert c["outputs"] == [] and c["execution_count"] is None, lesson.notebook
