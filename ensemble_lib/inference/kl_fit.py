@@ -49,6 +49,29 @@ def gradient_converged(grad, gtol: float) -> bool:
     return bool(g.size == 0 or (np.all(np.isfinite(g)) and float(np.max(np.abs(g))) <= gtol))
 
 
+def gradient_floor(fun, theta) -> float:
+    """How much the gradient changes when the parameters move by one unit in the last place.
+
+    ``max_i Σ_j |g_i(θ + u_j e_j) − g_i(θ − u_j e_j)| / 2`` with ``u_j`` the spacing of floats at
+    θ_j (for more than :data:`_POLISH_MAX` parameters, all moved at once). Below this a gradient
+    is round-off: no representable θ is closer to stationary. It matters for very sharp
+    posteriors (large β), where one ulp of a mean is a sizeable fraction of Q's width.
+    """
+    theta = np.asarray(theta, dtype=float)
+    ulp = np.abs(np.spacing(theta))
+    if theta.size > _POLISH_MAX:
+        steps = [ulp]
+    else:
+        steps = [ulp[j] * np.eye(theta.size)[j] for j in range(theta.size)]
+    total = np.zeros(theta.size)
+    for step in steps:
+        d = np.abs(np.asarray(fun(theta + step)[1]) - np.asarray(fun(theta - step)[1]))
+        if not np.all(np.isfinite(d)):
+            return 0.0
+        total += 0.5 * d
+    return float(total.max()) if total.size else 0.0
+
+
 @dataclass(frozen=True)
 class KLFit:
     """Result of :func:`kl_fit`: Q = N(mean, cov) with its KL and bound.
@@ -57,7 +80,9 @@ class KLFit:
     (F[Q], B&B (17)) is always given. ``grad_norm`` is the norm of the
     objective's gradient in the family's parameters at the end; ``converged`` is
     :func:`gradient_converged` at the tolerance the fit used, and ``at_limit`` says the
-    optimiser used all ``maxiter`` iterations.
+    optimiser used all ``maxiter`` iterations. (A gradient above the tolerance but within its
+    round-off level, :func:`gradient_floor`, also counts as converged: no representable
+    parameter vector is closer to stationary.)
     """
 
     mean: np.ndarray
@@ -156,6 +181,77 @@ def _starts(post, fam: CovarianceFamily, init):
     return [lap.diagonal_start()], second_moment
 
 
+#: a factor added to embed a poorer family's Q exactly has this length relative to d_a (and d_a²
+#: shrinks by (1 − ε²)): a zero factor would be a stationary point (∂/∂S = 2GS)
+_EMBED_EPS = 1e-3
+
+
+def embed_fit(fam: CovarianceFamily, fit: KLFit) -> np.ndarray:
+    """Parameters of ``fam`` giving exactly the Gaussian of ``fit``, a fit of a poorer or equal family.
+
+    Families are ordered diagonal ⊂ factor s ⊂ factor s + 1 ⊂ … ⊂ factor k − 1 = full (any
+    covariance C is ``λ_min I + (C − λ_min I)``, a rank-(k − 1) factor model). So:
+
+    * → ``full``: the Cholesky factor of C;
+    * diagonal or factor s' → factor s > s': the old d and factors, and s − s' new factors
+      ``ε d_a e_a`` along the axes a of largest d, with ``d_a² ← (1 − ε²) d_a²`` (ε = 10⁻³);
+    * full → factor k − 1: ``d² = λ_min``, factors ``√(λ_i − λ_min) v_i`` of the other eigenpairs.
+
+    Raises ``ValueError`` if ``fit``'s family is richer than ``fam``.
+    """
+    k, s = fam.dim, fam.rank
+    if fam.name == "full":
+        return fam.pack(fit.mean, fit.cov)
+    src_rank = k - 1 if fit.family == "full" else (0 if fit.family == "diagonal" else fit.rank)
+    if src_rank > s:
+        raise ValueError(f"fit (family {fit.family}, s={src_rank}) is richer than the target family "
+                         f"({fam.name}, s={s}); it cannot be embedded exactly")
+    if fit.family == "full":  # s = k − 1 here
+        vals, vecs = np.linalg.eigh(0.5 * (fit.cov + fit.cov.T))
+        S = vecs[:, 1:] * np.sqrt(np.clip(vals[1:] - vals[0], 0.0, None))[None, :]
+        log_d = np.full(k, 0.5 * np.log(vals[0]))
+        return np.concatenate([fit.mean, log_d, S.ravel()])
+    theta = np.asarray(fit.theta, dtype=float)
+    d2 = np.exp(2.0 * theta[k:2 * k])
+    S = np.zeros((k, s))
+    S[:, :src_rank] = theta[2 * k:].reshape(k, src_rank)
+    for j, a in enumerate(np.argsort(-d2, kind="stable")[: s - src_rank]):
+        S[a, src_rank + j] = _EMBED_EPS * np.sqrt(d2[a])
+        d2[a] *= 1.0 - _EMBED_EPS**2
+    return np.concatenate([fit.mean, 0.5 * np.log(d2), S.ravel()])
+
+
+def _poorer_family_starts(post, fam: CovarianceFamily, **options) -> list[np.ndarray]:
+    """kl_fit's default starts from the next poorer family's fit, embedded exactly (:func:`embed_fit`).
+
+    factor s ← factor s − 1 (factor 0 = diagonal); full ← factor k − 2 (diagonal for k ≤ 2). The
+    poorer fit runs with kl_fit's own default starts, so the chain reaches down to the diagonal
+    family and the fitted KLs are ordered: full ≤ factor s ≤ factor s − 1 ≤ … ≤ diagonal.
+    """
+    richness = fam.dim if fam.name == "full" else fam.rank
+    if richness == 0:
+        return []
+    poorer_rank = min(richness - 1, fam.dim - 2)
+    with warnings.catch_warnings():
+        # the poorer fit is a start: only the final fit's convergence is reported
+        warnings.simplefilter("ignore", KLFitWarning)
+        if poorer_rank <= 0:
+            poorer = kl_fit(post, "diagonal", **options)
+        else:
+            poorer = kl_fit(post, "factor", poorer_rank, **options)
+    return [embed_fit(fam, poorer)]
+
+
+def _proper_cov(cov) -> np.ndarray:
+    """A start's covariance made symmetric with eigenvalues ≥ 10⁻¹² × the largest (a start only)."""
+    cov = 0.5 * (np.asarray(cov, dtype=float) + np.asarray(cov, dtype=float).T)
+    vals, vecs = np.linalg.eigh(cov)
+    floor = 1e-12 * max(float(vals.max()), 1e-300)
+    if vals.min() >= floor:
+        return cov
+    return (vecs * np.clip(vals, floor, None)) @ vecs.T
+
+
 def centred_fit_start(post, fam: CovarianceFamily, start_cov=None, gtol: float = 1e-5):
     """The best Q with its mean held at the origin: a start for posteriors symmetric under w → −w.
 
@@ -200,7 +296,11 @@ def kl_fit(
         Number of factors s for ``"factor"`` (0 ≤ s ≤ k − 1; default 1).
     init : list of (mean, cov) pairs, optional
         Starting points; the best result wins. By default: the Laplace
-        mode with a narrow diagonal covariance (variances 1/H_ii).
+        mode with a narrow diagonal covariance (variances 1/H_ii), and the
+        next poorer family's default fit embedded exactly (:func:`embed_fit`), so
+        that default fits respect the family order KL(full) ≤ KL(factor s) ≤
+        KL(factor s − 1) ≤ KL(diagonal); factor k − 1, the full family in other
+        coordinates, is the full fit re-expressed.
     symmetric : bool
         The posterior is symmetric under w → −w (as the toy's is): also start
         from the best Gaussian centred at the origin (:func:`centred_fit_start`).
@@ -227,23 +327,40 @@ def kl_fit(
         The best fit over the starts. ``kl`` is the exact KL(Q‖P)
         (``post.log_Z`` + objective) and ``bound`` is F[Q].
     """
+    post = check.posterior("post", post)
+    if init is not None:
+        check.gaussians("init", init, post.dim)
+    symmetric = symmetric if symmetric is None else check.flag("symmetric", symmetric)
+    callback = check.callback("callback", callback)
     gtol = check.positive("gtol", gtol)
     maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
     fam = CovarianceFamily.make(family, post.dim, rank)
     fun = lambda th: kl_objective(post, fam, th)  # noqa: E731
-    starts, second_moment = _starts(post, fam, init)
     if symmetric is None:
         symmetric = type(post).__name__ == "ToyPosterior"
-    if symmetric:
-        if second_moment is None:
-            second_moment = max((c + np.outer(m, m) for m, c in starts), key=np.trace)
-        if fam.name != "full":
-            second_moment = np.diag(np.diag(second_moment))
-        starts.append(centred_fit_start(post, fam, second_moment))
+    if init is None and fam.name == "factor" and fam.dim >= 2 and fam.rank == fam.dim - 1:
+        # factor k − 1 is the full family in other coordinates: its fit is the full fit's, so the
+        # two agree exactly (then polished here)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", KLFitWarning)
+            full = kl_fit(post, "full", gtol=gtol, maxiter=maxiter, symmetric=symmetric,
+                          callback=callback)
+        thetas = [embed_fit(fam, full)]
+    else:
+        starts, second_moment = _starts(post, fam, init)
+        if symmetric:
+            if second_moment is None:
+                second_moment = max((c + np.outer(m, m) for m, c in starts), key=np.trace)
+            if fam.name != "full":
+                second_moment = np.diag(np.diag(second_moment))
+            starts.append(centred_fit_start(post, fam, _proper_cov(second_moment)))
+        thetas = [fam.pack(m, _proper_cov(c) if init is None else c) for m, c in starts]
+        if init is None:
+            thetas += _poorer_family_starts(post, fam, gtol=gtol, maxiter=maxiter,
+                                            symmetric=symmetric, callback=callback)
     small = fam.n_params <= _SMALL
     best = None
-    for mean0, cov0 in starts:
-        theta0 = fam.pack(mean0, cov0)
+    for theta0 in thetas:
         if small:
             # BFGS to a moderate tolerance (its line search wastes evaluations once
             # the objective's changes reach round-off), then polish to ``gtol``
@@ -268,6 +385,9 @@ def kl_fit(
         tol = max(gtol, 1e-6)
         theta, g = finish_lbfgs(fun, fam, theta, g, tol)
     converged = gradient_converged(g, tol)
+    if not converged:
+        # a gradient at its round-off level is as small as this θ can make it
+        converged = gradient_converged(g, max(tol, gradient_floor(fun, theta)))
     if not converged:
         warnings.warn(
             f"kl_fit ({fam.name}, s={fam.rank}) stopped before converging: gradient norm "

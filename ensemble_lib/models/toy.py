@@ -17,8 +17,15 @@ reductions follow (the idea of the paper's eqs 22–23 and Appendix A.1):
   bound, ``ln g(u) ≤ ½ ln(2π/α) − αu²/2`` (Cauchy–Schwarz), fixes that range.
 * ``⟨E_D⟩`` under ``Q = N(w̄, C)``: given u, v is Gaussian with mean
   ``v̄ + (C_uv/C_uu)(u − ū)`` and variance ``C_vv − C_uv²/C_uu``, so only a 1-D
-  Gauss–Hermite rule over u is needed, and its gradients are exact
-  derivatives of that rule.
+  rule over ``u = ū + √C_uu z`` (z ~ N(0, 1)) is needed (:func:`u_rule`). The
+  integrand steps from one plateau of σ(u x) to the other within
+  ``|u| ≲ 1/|x|``, a width ``w = 1/(√C_uu max|x_n|)`` in z. A Gauss–Hermite rule
+  of n nodes resolves that only while ``w`` is not small (``√C_uu max|x| ≤
+  0.1 √n``, where its error is below 1e-14); a broader Q — a flat prior, small β —
+  gets a composite Gauss–Legendre rule instead, with panels graded
+  geometrically towards the step at ``z = −ū/√C_uu``. So ⟨E_D⟩ is accurate for
+  any Gaussian, not just the narrow ones (a fixed rule underestimates KL(Q‖P)
+  for a broad Q, even below zero, and the optimiser then seeks that error out).
 
 Code names: ``x``, ``t`` = data, ``alpha`` = α, ``beta`` = β, ``n_quad`` =
 Gauss–Hermite nodes over u.
@@ -27,7 +34,7 @@ Gauss–Hermite nodes over u.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 from scipy import integrate, optimize
@@ -36,6 +43,53 @@ from .. import _validation as check
 from .erf_network import TOY_N, TOY_NOISE_SD, sigma, sigma_prime, toy_data
 from ..inference.gaussian import LOG_2PI, gauss_hermite
 from .posterior import Expectation, RegressionPosterior
+
+#: A Gauss–Hermite rule of n nodes is used while √C_uu max|x| ≤ _GH_REACH √n (error < 1e-14)
+_GH_REACH = 0.1
+#: The composite rule covers |z| ≤ _Z_CUT (N(0, 1) mass outside: 2e-19) ...
+_Z_CUT = 9.0
+#: ... with Gauss–Legendre panels of this many nodes, at most one unit wide
+_PANEL_NODES = 10
+
+
+def u_rule(u_mean: float, u_sd: float, x_max: float, n_quad: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes ``z`` and weights ``p`` with ``Σ p_i h(ū + ℓ z_i) ≈ E[h(ū + ℓ z)]``, z ~ N(0, 1).
+
+    For the toy's integrands ``h(u)``, made of σ(u x_n) (erf sigmoids that step
+    from −1 to 1 within ``|u x_n| ≲ 3``) times polynomials in z. ``ℓ = u_sd``,
+    ``x_max = max |x_n|``.
+
+    * ``ℓ x_max ≤ 0.1 √n_quad``: the probabilists' Gauss–Hermite rule of
+      ``n_quad`` nodes (the step is wide in z; error below 1e-14).
+    * otherwise: composite Gauss–Legendre on ``|z| ≤ 9`` with the N(0, 1)
+      density in the weights; unit panels, plus panels at ``z₀ ± w 2^j``
+      (``z₀ = −ū/ℓ`` where u = 0, ``w = 1/(ℓ x_max)`` the narrowest step), so
+      every panel is about as wide as its distance from the step.
+
+    The rule depends on (ū, ℓ) only through where its panels lie; gradients
+    taken with the nodes held fixed are the exact gradients of the integral
+    up to the rule's error.
+    """
+    s = u_sd * x_max
+    if s <= _GH_REACH * np.sqrt(n_quad):
+        return gauss_hermite(n_quad)
+    z0 = -u_mean / u_sd
+    width = 1.0 / s
+    steps = width * 2.0 ** np.arange(int(np.ceil(np.log2(1.0 / width))))
+    breaks = np.concatenate([np.arange(-_Z_CUT, _Z_CUT + 0.5), z0 + steps, z0 - steps, [z0]])
+    breaks = np.unique(np.clip(breaks, -_Z_CUT, _Z_CUT))
+    x, wq = _legendre(_PANEL_NODES)
+    mid = 0.5 * (breaks[1:] + breaks[:-1])
+    half = 0.5 * (breaks[1:] - breaks[:-1])
+    z = (mid[:, None] + half[:, None] * x).ravel()
+    p = (half[:, None] * wq).ravel() * np.exp(-0.5 * z * z - 0.5 * LOG_2PI)
+    return z, p
+
+
+@lru_cache(maxsize=4)
+def _legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.polynomial.legendre.leggauss(n)
+
 
 #: ln g(u) below its maximum by this much is treated as zero mass (e^-45 ≈ 3e-20).
 _MASS_CUTOFF = 45.0
@@ -72,7 +126,8 @@ class ToyPosterior(RegressionPosterior):
     beta : float
         Noise precision β > 0 (noise s.d. 1/√β).
     n_quad : int
-        Gauss–Hermite nodes for expectations over u under Q (16 to 1000).
+        Gauss–Hermite nodes for expectations over u under a narrow Q (16 to
+        1000); a Q too broad for them gets a composite rule (:func:`u_rule`).
 
     Notes
     -----
@@ -95,6 +150,7 @@ class ToyPosterior(RegressionPosterior):
         self.n_data = x.size
         self.n_quad = check.integer("n_quad", n_quad, low=16, high=1000)
         self._T = float(t @ t)
+        self._x_max = float(np.max(np.abs(x)))
 
     def __repr__(self) -> str:
         return (
@@ -139,7 +195,7 @@ class ToyPosterior(RegressionPosterior):
 
     # -- ⟨E_D⟩ under a Gaussian Q, by the 1-D reduction --------------------
     def expected_data_error(self, mean, cov) -> Expectation:
-        """⟨E_D⟩ under Q = N(mean, cov) and its exact gradients (of the quadrature rule).
+        """⟨E_D⟩ under Q = N(mean, cov) and its gradients, by the 1-D rule :func:`u_rule`.
 
         With ``u = ū + ℓ z``, ``ℓ = √C_uu``, the conditional mean of v is
         ``q = v̄ + κ z`` (``κ = C_uv/ℓ``) and its variance ``V = C_vv − κ²``:
@@ -147,9 +203,9 @@ class ToyPosterior(RegressionPosterior):
         """
         mean = np.asarray(mean, dtype=float)
         cov = np.asarray(cov, dtype=float)
-        z, p = gauss_hermite(self.n_quad)
         c_uu, c_uv, c_vv = cov[0, 0], cov[0, 1], cov[1, 1]
         ell = np.sqrt(c_uu)
+        z, p = u_rule(mean[0], ell, self._x_max, self.n_quad)
         kappa = c_uv / ell
         V = c_vv - kappa * kappa
         u = mean[0] + ell * z
@@ -220,7 +276,7 @@ class ToyPosterior(RegressionPosterior):
         pts = [u_mode] if 0.0 < u_mode < u_hi else None
         val, _ = integrate.quad(
             lambda s: float(np.exp(self.log_marginal_u(s) - lg_max)),
-            0.0, u_hi, points=pts, epsabs=0.0, epsrel=1e-13, limit=500,
+            0.0, u_hi, points=pts, epsabs=0.0, epsrel=1e-11, limit=500,
         )
         return float(lg_max + np.log(2.0 * val))
 
@@ -231,6 +287,7 @@ class ToyPosterior(RegressionPosterior):
         The box is found from the density on a wide grid (the region where it is
         within e^-9 of its peak); ``coverage=1`` returns that wide box.
         """
+        coverage = check.positive("coverage", coverage, upper=1.0)
         u_hi = self._u_level(_PLOT_CUTOFF)
         u = np.linspace(0.0, u_hi, 801)
         lg = self.log_marginal_u(u)
@@ -255,9 +312,12 @@ class ToyPosterior(RegressionPosterior):
         return -1.1 * U, 1.1 * U, -1.1 * V, 1.1 * V
 
     def grid(self, n: int = 121, extent=None) -> PosteriorGrid:
-        """Normalised log density on an n×n grid over ``extent`` (default :meth:`extent`)."""
+        """Normalised log density on an n×n grid over ``extent`` (default :meth:`extent`).
+
+        ``extent`` is ``(u0, u1, v0, v1)``, four finite numbers with u0 < u1 and v0 < v1.
+        """
         n = check.integer("n", n, low=3, high=2001)
-        u0, u1, v0, v1 = self.extent() if extent is None else extent
+        u0, u1, v0, v1 = self.extent() if extent is None else check.extent("extent", extent)
         u = np.linspace(u0, u1, n)
         v = np.linspace(v0, v1, n)
         A, B, _, _ = self._AB(u)
