@@ -3,6 +3,12 @@
 Every public function validates its inputs with these helpers so that bad
 input gives a ``ValueError`` naming the argument and the allowed range,
 never a silent NaN, a hang or a wrong plot.
+
+What they refuse, for every argument: strings, ``None``, complex numbers,
+``bool`` where a number is meant, ragged or wrongly shaped arrays,
+non-finite values, and values whose use overflows — a data vector or matrix
+whose sum of squares is not finite (|entries| beyond about 1e150), and
+precisions α, β outside :data:`PRECISION_RANGE`.
 """
 
 from __future__ import annotations
@@ -12,24 +18,61 @@ from numbers import Integral, Real
 
 import numpy as np
 
+#: Allowed range of the precisions α (prior) and β (noise) of every posterior, and of the
+#: hyperparameter re-estimates (MacKay's evidence keeps α, β inside it): [1e-8, 1e8]. Outside it
+#: the toy's exact ln Z under- or overflows (α = 1e-300 gives −inf) and the fits lose meaning.
+PRECISION_RANGE = (1e-8, 1e8)
 
-def positive(name: str, value, *, upper: float | None = None) -> float:
-    """Return ``value`` as a float after checking ``0 < value (<= upper)``."""
-    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+
+def _describe(value) -> str:
+    """``repr`` of a value, shortened for arrays and long reprs."""
+    if isinstance(value, np.ndarray) and value.size > 6:
+        return f"array of shape {value.shape}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_real_scalar(value) -> bool:
+    return (not isinstance(value, (bool, np.bool_))
+            and isinstance(value, (Real, np.floating, np.integer)))
+
+
+def real(name: str, value) -> float:
+    """Return ``value`` as a float after checking it is one finite real number (not a bool)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not _is_real_scalar(value) or not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite real number, got {_describe(value)}")
+    return float(value)
+
+
+def positive(name: str, value, *, upper: float | None = None, lower: float | None = None) -> float:
+    """Return ``value`` as a float after checking ``0 < value`` (and ``lower <= value <= upper``)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not _is_real_scalar(value) or not math.isfinite(float(value)) or float(value) <= 0.0:
+        raise ValueError(f"{name} must be a finite number > 0, got {_describe(value)}")
     value = float(value)
-    if not math.isfinite(value) or value <= 0.0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    if upper is not None and value > upper:
-        raise ValueError(f"{name} must be in (0, {upper:g}], got {value!r}")
+    if (upper is not None and value > upper) or (lower is not None and value < lower):
+        lo = f"[{lower:g}" if lower is not None else "(0"
+        hi = f"{upper:g}]" if upper is not None else "inf)"
+        raise ValueError(f"{name} must be in {lo}, {hi}, got {value!r}")
     return value
+
+
+def precision(name: str, value) -> float:
+    """A precision α or β: a float in :data:`PRECISION_RANGE` = [1e-8, 1e8]."""
+    lo, hi = PRECISION_RANGE
+    return positive(name, value, lower=lo, upper=hi)
 
 
 def integer(name: str, value, *, low: int, high: int | None = None) -> int:
     """Return ``value`` as an int after checking ``low <= value (<= high)``."""
-    if isinstance(value, bool) or not isinstance(value, (Integral, np.integer)):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
         rng = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
+        raise ValueError(f"{name} must be an integer {rng}, got {_describe(value)}")
     value = int(value)
     if value < low or (high is not None and value > high):
         rng = f"in [{low}, {high}]" if high is not None else f">= {low}"
@@ -37,15 +80,79 @@ def integer(name: str, value, *, low: int, high: int | None = None) -> int:
     return value
 
 
+def flag(name: str, value) -> bool:
+    """Return ``value`` as a bool after checking it is one (``True``/``False``)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {_describe(value)}")
+    return bool(value)
+
+
+def choice(name: str, value, options) -> str:
+    """Check that ``value`` is one of ``options`` (strings)."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {tuple(options)}, got {_describe(value)}")
+    return value
+
+
+def callback(name: str, value):
+    """``None`` or a callable."""
+    if value is not None and not callable(value):
+        raise ValueError(f"{name} must be callable or None, got {_describe(value)}")
+    return value
+
+
+def real_array(name: str, value) -> np.ndarray:
+    """``value`` as a float array; refuses strings, ``None``, complex, bool and ragged input.
+
+    The message names ``name`` (never numpy's "could not convert string to float").
+    """
+    if value is None or isinstance(value, (str, bytes, dict, set)):
+        raise ValueError(f"{name} must be an array of real numbers, got {_describe(value)}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a rectangular array of real numbers (not ragged), "
+                         f"got {_describe(value)}") from None
+    if raw.dtype.kind not in "iuf":
+        kind = {"b": "bool", "c": "complex", "U": "strings", "S": "strings", "O": "objects"}.get(
+            raw.dtype.kind, str(raw.dtype))
+        raise ValueError(f"{name} must be an array of real numbers, got {kind} ({_describe(value)})")
+    return np.asarray(raw, dtype=float)
+
+
+def _check_squares(name: str, arr: np.ndarray) -> None:
+    """Refuse entries whose squares or sums overflow (the data's use would give inf)."""
+    with np.errstate(over="ignore"):
+        ok = np.isfinite(np.sum(arr * arr))
+    if not ok:
+        raise ValueError(f"{name} is too large: its sum of squares overflows "
+                         f"(entries must stay well below 1e150 in size)")
+
+
+def sequence(name: str, value) -> list:
+    """``value`` as a list, refusing strings, ``None`` and non-iterables."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise ValueError(f"{name} must be a sequence, got {_describe(value)}")
+    return list(value)
+
+
+def ranks(name: str, value, *, low: int = 1) -> tuple[int, ...]:
+    """A non-empty sequence of integers >= ``low`` (factor ranks), as a tuple."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ValueError(f"{name} must be a sequence of integers >= {low}, got {_describe(value)}")
+    return tuple(integer(name, r, low=low) for r in value)
+
+
 def finite_vector(name: str, value, *, min_len: int = 1) -> np.ndarray:
-    """Return a 1-D float array with at least ``min_len`` finite entries."""
-    arr = np.asarray(value, dtype=float)
+    """Return a 1-D float array with at least ``min_len`` finite entries whose squares sum finitely."""
+    arr = real_array(name, value)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
     if arr.size < min_len:
         raise ValueError(f"{name} must have at least {min_len} entries, got {arr.size}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    _check_squares(name, arr)
     return arr
 
 
@@ -53,34 +160,82 @@ def finite_matrix(name: str, value, *, min_rows: int = 1, shape: str = "(N, d)",
                   hint: str = "") -> np.ndarray:
     """Return a 2-D float array with at least ``min_rows`` rows, one column, and only finite entries.
 
-    ``shape`` names the axes in the message (``"(N, k)"``); ``hint`` is appended to it.
+    ``shape`` names the axes in the message (``"(N, k)"``); ``hint`` is appended to it. Entries
+    whose squares sum to inf are refused too.
     """
-    arr = np.asarray(value, dtype=float)
+    arr = real_array(name, value)
     if arr.ndim != 2 or arr.shape[0] < min_rows or arr.shape[1] < 1:
         raise ValueError(f"{name} must be a 2-D array of shape {shape} with at least {min_rows} "
                          f"row(s) and 1 column{hint}, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    _check_squares(name, arr)
     return arr
 
 
-def mean_cov(mean, cov, dim: int) -> tuple[np.ndarray, np.ndarray]:
+def interval(name: str, value, *, positive: bool = False) -> tuple[float, float]:
+    """A pair ``(low, high)`` of finite numbers with ``low < high`` (and ``low > 0`` if ``positive``)."""
+    arr = real_array(name, value)
+    if (arr.shape != (2,) or not np.all(np.isfinite(arr)) or not arr[0] < arr[1]
+            or (positive and not arr[0] > 0)):
+        cond = "0 < low < high" if positive else "low < high"
+        raise ValueError(f"{name} must be two finite numbers (low, high) with {cond}, got {_describe(value)}")
+    return float(arr[0]), float(arr[1])
+
+
+def extent(name: str, value) -> tuple[float, float, float, float]:
+    """A plot box ``(x0, x1, y0, y1)``: four finite numbers with ``x0 < x1`` and ``y0 < y1``."""
+    arr = real_array(name, value)
+    if arr.shape != (4,) or not np.all(np.isfinite(arr)) or not (arr[0] < arr[1] and arr[2] < arr[3]):
+        raise ValueError(f"{name} must be four finite numbers (x0, x1, y0, y1) with x0 < x1 and "
+                         f"y0 < y1, got {_describe(value)}")
+    return tuple(float(a) for a in arr)
+
+
+def mean_cov(mean, cov, dim: int, names: tuple[str, str] = ("mean", "cov")) -> tuple[np.ndarray, np.ndarray]:
     """Check a Gaussian's mean (dim,) and symmetric positive-definite cov (dim, dim)."""
-    mean = np.asarray(mean, dtype=float)
-    cov = np.asarray(cov, dtype=float)
+    m_name, c_name = names
+    mean = real_array(m_name, mean)
+    cov = real_array(c_name, cov)
     if mean.shape != (dim,):
-        raise ValueError(f"mean must have shape ({dim},), got {mean.shape}")
+        raise ValueError(f"{m_name} must have shape ({dim},), got {mean.shape}")
     if cov.shape != (dim, dim):
-        raise ValueError(f"cov must have shape ({dim}, {dim}), got {cov.shape}")
-    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
-        raise ValueError("mean and cov must be finite (no NaN or inf)")
+        raise ValueError(f"{c_name} must have shape ({dim}, {dim}), got {cov.shape}")
+    if not np.all(np.isfinite(mean)):
+        raise ValueError(f"{m_name} must be finite (no NaN or inf)")
+    if not np.all(np.isfinite(cov)):
+        raise ValueError(f"{c_name} must be finite (no NaN or inf)")
     if not np.allclose(cov, cov.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(cov).max())):
-        raise ValueError("cov must be symmetric")
+        raise ValueError(f"{c_name} must be symmetric")
     try:
         np.linalg.cholesky(cov)
     except np.linalg.LinAlgError:
-        raise ValueError("cov must be positive definite") from None
+        raise ValueError(f"{c_name} must be positive definite") from None
     return mean, 0.5 * (cov + cov.T)
+
+
+def gaussians(name: str, value, dim: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A list of (mean, cov) starting Gaussians, each checked by :func:`mean_cov`."""
+    if value is None or isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ValueError(f"{name} must be a list of (mean, cov) pairs, got {_describe(value)}")
+    pairs = list(value)
+    if not pairs:
+        raise ValueError(f"{name} must hold at least one (mean, cov) pair, got none")
+    out = []
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(f"{name}[{i}] must be a (mean, cov) pair, got {_describe(pair)}")
+        out.append(mean_cov(pair[0], pair[1], dim, (f"{name}[{i}] mean", f"{name}[{i}] cov")))
+    return out
+
+
+def posterior(name: str, value):
+    """A posterior of this library (or a bound like it): has ``dim``, ``expected_energy`` and
+    ``log_normalisers``."""
+    if not all(hasattr(value, a) for a in ("dim", "expected_energy", "log_normalisers")):
+        raise ValueError(f"{name} must be a posterior (e.g. a ToyPosterior, LinearGaussianPosterior "
+                         f"or NetworkPosterior), got {type(value).__name__}")
+    return value
 
 
 def generator(name: str, rng) -> np.random.Generator:

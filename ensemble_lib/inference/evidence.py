@@ -51,8 +51,9 @@ from .gaussian import LOG_2PI
 from .hyperparameters import HyperparameterConvergenceWarning
 from .laplace import laplace_diagonal_start, laplace_fit
 
-#: re-estimated α, β are kept inside [1/_LIMIT, _LIMIT] by default; leaving it is explained
-_LIMIT = 1e10
+#: re-estimated α, β are kept inside [1/_LIMIT, _LIMIT] by default (the posteriors' allowed range,
+#: :data:`~ensemble_lib._validation.PRECISION_RANGE`); leaving it is explained
+_LIMIT = check.PRECISION_RANGE[1]
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ def laplace_evidence(post, start=None, symmetry_factor: int = 1) -> EvidenceStat
         Number of equivalent modes (≥ 1), e.g. ``H! 2^H`` (§4.1); its log is
         added to the log evidence and the log Occam factor.
     """
+    post = check.posterior("post", post)
     symmetry_factor = check.integer("symmetry_factor", symmetry_factor, low=1)
     lap = laplace_fit(post, start=start, compute_kl=False)
     k, N = post.dim, post.n_data
@@ -202,7 +204,8 @@ def evidence_reestimation(
     start : array_like, optional
         Start of the first mode search; later ones start at the previous mode.
     limits : (float, float)
-        α and β are kept in [low, high] (0 < low < high). A re-estimate that
+        α and β are kept in [low, high] (1e-8 ≤ low < high ≤ 1e8, the range a
+        posterior accepts, :data:`~ensemble_lib._validation.PRECISION_RANGE`). A re-estimate that
         leaves this range (α or β running to 0 or ∞) stops the iteration with
         a warning explaining why, and the result's ``notes`` say so.
     exact : bool
@@ -214,6 +217,12 @@ def evidence_reestimation(
     w_MP → 0: the evidence keeps growing as the prior shrinks w to zero);
     β → ∞ when the model interpolates the data (E_D → 0 or N − γ → 0).
     """
+    post = check.posterior("post", post)
+    exact = check.flag("exact", exact)
+    if start is not None:
+        start = check.real_array("start", start)
+        if start.shape != (post.dim,) or not np.all(np.isfinite(start)):
+            raise ValueError(f"start must have shape ({post.dim},) and be finite, got shape {start.shape}")
     alpha = post.alpha if alpha0 is None else check.positive("alpha0", alpha0)
     beta = post.beta if beta0 is None else check.positive("beta0", beta0)
     tol = check.positive("tol", tol)
@@ -225,6 +234,9 @@ def evidence_reestimation(
         raise ValueError(f"limits must be a pair (low, high) with 0 < low < high, got {limits!r}") from None
     if not (0.0 < lo < hi < math.inf):
         raise ValueError(f"limits must be a pair (low, high) with 0 < low < high < inf, got {limits!r}")
+    if lo < 1.0 / _LIMIT or hi > _LIMIT:
+        raise ValueError(f"limits must lie within [{1.0 / _LIMIT:g}, {_LIMIT:g}] (the range of alpha and "
+                         f"beta a posterior accepts), got {limits!r}")
     if not (lo <= alpha <= hi and lo <= beta <= hi):
         raise ValueError(f"alpha0 and beta0 must lie within limits [{lo:g}, {hi:g}], got {alpha:g}, {beta:g}")
     rec = {key: [] for key in ("alpha", "beta", "gamma", "logev", "occam", "exact", "m", "C")}
@@ -317,6 +329,8 @@ def evidence_grid(post, log_alpha, log_beta, refine: bool = True) -> EvidenceGri
         Polish the best grid point with Nelder–Mead on the exact log evidence
         (the grid's own maximiser is reported if the polish does not improve it).
     """
+    post = check.posterior("post", post)
+    refine = check.flag("refine", refine)
     la = check.finite_vector("log_alpha", log_alpha, min_len=3)
     lb = check.finite_vector("log_beta", log_beta, min_len=3)
     for name, g in (("log_alpha", la), ("log_beta", lb)):
@@ -326,6 +340,8 @@ def evidence_grid(post, log_alpha, log_beta, refine: bool = True) -> EvidenceGri
             raise ValueError(f"{name} must lie within [-{math.log(_LIMIT):.4g}, {math.log(_LIMIT):.4g}]")
 
     def f(x):
+        if np.max(np.abs(x)) > math.log(_LIMIT):  # the polish may step outside the allowed range
+            return -math.inf
         return float(post.with_hyperparameters(alpha=math.exp(x[0]), beta=math.exp(x[1])).log_evidence)
 
     table = np.array([[f((a, b)) for a in la] for b in lb])

@@ -51,14 +51,24 @@ class Expectation:
 
 
 class RegressionPosterior:
-    """Posterior over weights of a Gaussian-noise regression model with prior N(0, I/α)."""
+    """Posterior over weights of a Gaussian-noise regression model with prior N(0, I/α).
+
+    Parameters
+    ----------
+    alpha, beta : float
+        Prior precision α and noise precision β, each in [1e-8, 1e8]
+        (:data:`ensemble_lib._validation.PRECISION_RANGE`; outside it the exact
+        ln Z of the toy under- or overflows). A value outside, or not a finite
+        real number, raises ``ValueError`` naming ``alpha`` or ``beta``; so does
+        :meth:`with_hyperparameters`.
+    """
 
     dim: int
     n_data: int
 
     def __init__(self, alpha, beta):
-        self.alpha = check.positive("alpha", alpha)
-        self.beta = check.positive("beta", beta)
+        self.alpha = check.precision("alpha", alpha)
+        self.beta = check.precision("beta", beta)
 
     def with_hyperparameters(self, alpha=None, beta=None):
         """A copy of this posterior with new α and/or β (same data and model)."""
@@ -69,9 +79,9 @@ class RegressionPosterior:
                 if isinstance(v, cached_property):
                     new.__dict__.pop(name, None)
         if alpha is not None:
-            new.alpha = check.positive("alpha", alpha)
+            new.alpha = check.precision("alpha", alpha)
         if beta is not None:
-            new.beta = check.positive("beta", beta)
+            new.beta = check.precision("beta", beta)
         return new
 
     # -- to be supplied by the model ------------------------------------
@@ -95,27 +105,38 @@ class RegressionPosterior:
         raise NotImplementedError
 
     # -- the unnormalised log posterior (B&B (6)) ---------------------------
+    def _w(self, w, single: bool = False) -> np.ndarray:
+        """``w`` checked: real, last dimension k (a single vector if ``single``)."""
+        w = check.real_array("w", w)
+        if w.ndim == 0 or w.shape[-1] != self.dim or (single and w.ndim != 1):
+            want = f"({self.dim},)" if single else f"(..., {self.dim})"
+            raise ValueError(f"w must have last dimension {self.dim}: shape {want}, got {w.shape}")
+        return w
+
     def log_unnorm(self, w) -> np.ndarray:
         """``−βE_D(w) − (α/2)‖w‖²`` (B&B (6)), vectorised over leading axes of ``w``."""
-        w = np.asarray(w, dtype=float)
+        w = self._w(w)
         return -self.beta * self.data_error(w) - 0.5 * self.alpha * np.sum(w * w, axis=-1)
 
     def grad(self, w) -> np.ndarray:
         """Gradient of :meth:`log_unnorm` at a single ``w``."""
-        w = np.asarray(w, dtype=float)
+        w = self._w(w, single=True)
         return -self.beta * self.data_error_grad(w) - self.alpha * w
 
     def hessian(self, w) -> np.ndarray:
         """Hessian of :meth:`log_unnorm` at a single ``w`` (minus the H of eq. 11)."""
-        w = np.asarray(w, dtype=float)
+        w = self._w(w, single=True)
         return -self.beta * self.data_error_hessian(w) - self.alpha * np.eye(self.dim)
 
     # -- expectations under Q ---------------------------------------------
     def expected_energy(self, mean, cov) -> Expectation:
         """⟨βE_D + (α/2)‖w‖²⟩_Q = β⟨E_D⟩ + (α/2)(‖w̄‖² + Tr C), with gradients."""
+        mean = check.real_array("mean", mean)
+        cov = check.real_array("cov", cov)
+        if mean.shape != (self.dim,) or cov.shape != (self.dim, self.dim):
+            raise ValueError(f"mean must have shape ({self.dim},) and cov ({self.dim}, {self.dim}), "
+                             f"got {mean.shape} and {cov.shape}")
         ed = self.expected_data_error(mean, cov)
-        mean = np.asarray(mean, dtype=float)
-        cov = np.asarray(cov, dtype=float)
         value = self.beta * ed.value + 0.5 * self.alpha * (mean @ mean + np.trace(cov))
         d_mean = self.beta * ed.d_mean + self.alpha * mean
         d_cov = self.beta * ed.d_cov + 0.5 * self.alpha * np.eye(self.dim)
