@@ -24,10 +24,15 @@ from functools import lru_cache
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from scipy.linalg import lapack
+from scipy.special import roots_hermitenorm
 
 from .. import _validation as check
 
 LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+#: Gauss–Hermite rules up to this many nodes come from numpy, larger ones from scipy
+_NUMPY_NODES = 150
 
 
 @lru_cache(maxsize=32)
@@ -35,10 +40,19 @@ def gauss_hermite(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Nodes ``z`` and weights ``p`` with ``Σ p_i g(z_i) ≈ E[g(z)]``, z ~ N(0, 1).
 
     Probabilists' Gauss–Hermite rule, exact for polynomials of degree
-    ``2n − 1``. Weights sum to one.
+    ``2n − 1``, for ``n`` from 1 to 2000. Weights sum to one.
+
+    Notes
+    -----
+    Up to 150 nodes, numpy's ``hermegauss``; above, scipy's ``roots_hermitenorm``
+    (an asymptotic O(n) method), because numpy's weights overflow to NaN from
+    371 nodes. The two agree to round-off where both are finite.
     """
     n = check.integer("n", n, low=1, high=2000)
-    z, p = hermegauss(n)
+    if n <= _NUMPY_NODES:
+        z, p = hermegauss(n)
+    else:
+        z, p = roots_hermitenorm(n)
     p = p / p.sum()
     z.setflags(write=False)
     p.setflags(write=False)
@@ -87,10 +101,7 @@ class GaussianFactor:
     __slots__ = ("matrix", "L", "dim", "_log_det")
 
     def __init__(self, matrix, name: str = "matrix"):
-        try:
-            M = np.atleast_2d(np.asarray(matrix, dtype=float))
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a real square matrix, got {type(matrix).__name__}") from None
+        M = np.atleast_2d(check.real_array(name, matrix))
         if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
             raise ValueError(f"{name} must be a non-empty square matrix, got shape {M.shape}")
         scale = float(np.abs(M).max())  # NaN or inf propagate into both reductions
@@ -113,7 +124,7 @@ class GaussianFactor:
         return self._log_det
 
     def _rhs(self, b) -> np.ndarray:
-        b = np.asarray(b, dtype=float)
+        b = check.real_array("b", b)
         if b.ndim not in (1, 2) or b.shape[0] != self.dim:
             raise ValueError(f"b must have shape ({self.dim},) or ({self.dim}, m), got {b.shape}")
         return b
@@ -156,17 +167,34 @@ def kl_gaussians(m0, C0, m1, C1) -> float:
     .. math:: \\tfrac12\\left[\\operatorname{Tr}(C_1^{-1}C_0) + (m_1-m_0)^T C_1^{-1}(m_1-m_0)
               - k + \\ln|C_1| - \\ln|C_0|\\right]
     """
-    m0, C0 = np.asarray(m0, float), np.atleast_2d(np.asarray(C0, float))
-    m1, C1 = np.asarray(m1, float), np.atleast_2d(np.asarray(C1, float))
     F1, F0 = GaussianFactor(C1, "C1"), GaussianFactor(C0, "C0")
+    if F0.dim != F1.dim:
+        raise ValueError(f"C0 and C1 must have the same shape, got {F0.matrix.shape} and {F1.matrix.shape}")
+    m0, m1 = (_mean(name, m, F0.dim) for name, m in (("m0", m0), ("m1", m1)))
     A = F1.whiten(F0.L)  # L1⁻¹ L0: Tr(C1⁻¹C0) = ‖A‖²
     d = F1.whiten(m1 - m0)
     return float(0.5 * (np.sum(A * A) + d @ d - F0.dim + F1.log_det - F0.log_det))
 
 
+def _mean(name: str, m, k: int) -> np.ndarray:
+    """A finite mean vector of shape (k,)."""
+    m = check.real_array(name, m)
+    if m.shape != (k,):
+        raise ValueError(f"{name} must have shape ({k},), got {m.shape}")
+    if not np.all(np.isfinite(m)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return m
+
+
 def ellipse_geometry(cov, n_sigma: float = 1.0) -> tuple[float, float, float]:
-    """Width, height (full axes) and angle in degrees of the n-σ ellipse of a 2-D Gaussian."""
-    cov = np.asarray(cov, dtype=float)
+    """Width, height (full axes) and angle in degrees of the n-σ ellipse of a 2-D Gaussian.
+
+    ``cov`` must be a finite symmetric positive-definite (2, 2) matrix and ``n_sigma`` > 0.
+    """
+    n_sigma = check.positive("n_sigma", n_sigma)
+    cov = GaussianFactor(cov, "cov").matrix
+    if cov.shape != (2, 2):
+        raise ValueError(f"cov must have shape (2, 2), got {cov.shape}")
     vals, vecs = np.linalg.eigh(cov)
     vals = np.clip(vals, 0.0, None)
     angle = float(np.degrees(np.arctan2(vecs[1, 1], vecs[0, 1])))
@@ -230,7 +258,7 @@ class CovarianceFamily:
     def unpack(self, theta) -> tuple[np.ndarray, np.ndarray]:
         """theta → (mean, C)."""
         k = self.dim
-        theta = np.asarray(theta, dtype=float)
+        theta = self._theta(theta)
         mean = theta[:k]
         if self.name == "full":
             L = self._lower(theta[k:])
@@ -241,8 +269,12 @@ class CovarianceFamily:
     def pack(self, mean, cov) -> np.ndarray:
         """(mean, C) → theta; for ``factor`` the s leading eigen-directions of C."""
         k = self.dim
-        mean = np.asarray(mean, dtype=float)
-        cov = np.asarray(cov, dtype=float)
+        mean = _mean("mean", mean, k)
+        cov = check.real_array("cov", cov)
+        if cov.shape != (k, k):
+            raise ValueError(f"cov must have shape ({k}, {k}), got {cov.shape}")
+        if not np.all(np.isfinite(cov)):
+            raise ValueError("cov must be finite (no NaN or inf)")
         if self.name == "full":
             L = GaussianFactor(cov, "cov").L
             tri = L[_tril(k)].copy()
@@ -294,6 +326,13 @@ class CovarianceFamily:
         return GaussianFactor(self.unpack(theta)[1], "cov").L
 
     # -- helpers ---------------------------------------------------------
+    def _theta(self, theta) -> np.ndarray:
+        theta = check.real_array("theta", theta)
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"theta must have shape ({self.n_params},) for the {self.name} family "
+                             f"(k = {self.dim}, s = {self.rank}), got {theta.shape}")
+        return theta
+
     def _lower(self, tri) -> np.ndarray:
         k = self.dim
         tri = np.array(tri, dtype=float)
