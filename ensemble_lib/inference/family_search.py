@@ -50,7 +50,9 @@ class Family:
 
 
 def families(ranks=(1,), full: bool = True) -> list[Family]:
-    """The Table-1 families: diagonal, factor s for each s in ``ranks``, and full."""
+    """The Table-1 families: diagonal, factor s for each s in ``ranks`` (integers ≥ 1), and full."""
+    ranks = check.ranks("ranks", ranks)
+    full = check.flag("full", full)
     out = [Family("ensemble_diagonal", "diagonal")]
     out += [Family(f"ensemble_s{int(r)}", "factor", int(r)) for r in ranks]
     if full:

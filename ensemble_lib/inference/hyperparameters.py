@@ -57,7 +57,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from .. import _validation as check
-from .gaussian import LOG_2PI, gaussian_entropy
+from .gaussian import LOG_2PI, CovarianceFamily, gaussian_entropy
 from .kl_fit import kl_fit
 
 
@@ -132,6 +132,12 @@ class GammaPosterior:
         )
 
 
+def _check_prior(prior) -> GammaHyperprior:
+    if not isinstance(prior, GammaHyperprior):
+        raise ValueError(f"prior must be a GammaHyperprior, got {type(prior).__name__}")
+    return prior
+
+
 def gamma_updates(post, mean, cov, prior: GammaHyperprior, expected_data_error=None):
     """The optimal R(α), S(β) for a fixed Q = N(mean, cov): B&B (35)–(38).
 
@@ -153,6 +159,8 @@ def gamma_updates(post, mean, cov, prior: GammaHyperprior, expected_data_error=N
         ``S = Gamma(u, v)`` with ``u = N/2 + c``, ``1/v = ⟨E_D⟩ + 1/d``.
         Their means are ᾱ = r s (37) and β̄ = u v (38).
     """
+    post = check.posterior("post", post)
+    _check_prior(prior)
     mean, cov = check.mean_cov(mean, cov, post.dim)
     if expected_data_error is None:
         expected_data_error = post.expected_data_error(mean, cov).value
@@ -173,6 +181,11 @@ def full_bound(post, mean, cov, R: GammaPosterior, S: GammaPosterior, prior: Gam
     the entropies of R and S. ``R`` and ``S`` may be any Gamma distributions,
     not only the optimal ones from :func:`gamma_updates`.
     """
+    post = check.posterior("post", post)
+    for name, dist in (("R", R), ("S", S)):
+        if not isinstance(dist, GammaPosterior):
+            raise ValueError(f"{name} must be a GammaPosterior, got {type(dist).__name__}")
+    _check_prior(prior)
     mean, cov = check.mean_cov(mean, cov, post.dim)
     if expected_data_error is None:
         expected_data_error = post.expected_data_error(mean, cov).value
@@ -328,9 +341,13 @@ def fit_hyperparameters(
     When a ceiling is approached (the hyperprior term 1/b or 1/d dominates),
     ``notes`` explain that the hyperparameter is running to ∞ and why.
     """
-    prior = GammaHyperprior() if prior is None else prior
-    if not isinstance(prior, GammaHyperprior):
-        raise ValueError(f"prior must be a GammaHyperprior, got {type(prior).__name__}")
+    post = check.posterior("post", post)
+    prior = _check_prior(GammaHyperprior() if prior is None else prior)
+    CovarianceFamily.make(family, post.dim, rank)  # refuses a bad family or rank, naming it
+    if init is not None:
+        if isinstance(init, str) or not hasattr(init, "__len__") or len(init) != 2:
+            raise ValueError(f"init must be a (mean, cov) pair, got {init!r}")
+        check.mean_cov(init[0], init[1], post.dim, ("init mean", "init cov"))
     tol = check.positive("tol", tol)
     max_iter = check.integer("max_iter", max_iter, low=1, high=10_000)
     R = GammaPosterior(prior.a, prior.b)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
+from .. import _validation as check
 from .gaussian import LOG_2PI, GaussianFactor
 
 
@@ -114,6 +115,15 @@ def laplace_fit(post, start=None, quadrant=None, compute_kl: bool = True) -> Lap
     compute_kl : bool
         Also compute KL(Q‖P) (needs the model's exact ln Z; nan where it has none).
     """
+    post = check.posterior("post", post)
+    compute_kl = check.flag("compute_kl", compute_kl)
+    if quadrant is not None and (isinstance(quadrant, str) or not hasattr(quadrant, "__len__")
+                                 or len(quadrant) != 2):
+        raise ValueError(f"quadrant must be a pair of signs (±1, ±1), got {quadrant!r}")
+    if start is not None:
+        start = check.real_array("start", start)
+        if start.shape != (post.dim,) or not np.all(np.isfinite(start)):
+            raise ValueError(f"start must have shape ({post.dim},) and be finite, got shape {start.shape}")
     if start is None:
         if post.dim == 2:
             su, sv = (-1.0, -1.0) if quadrant is None else quadrant

@@ -89,6 +89,7 @@ class CollapsedBound:
     """
 
     def __init__(self, post, prior: GammaHyperprior):
+        post = check.posterior("post", post)
         if not isinstance(prior, GammaHyperprior):
             raise ValueError(f"prior must be a GammaHyperprior, got {type(prior).__name__}")
         self.post, self.prior = post, prior
@@ -194,12 +195,19 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
     the small factors a warm start adds (:func:`_embed`); it is required with ``warm``
     (the caller owns every random choice).
     """
+    target = check.posterior("target", target)
+    gtol = check.positive("gtol", gtol)
+    maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
+    callback = check.callback("callback", callback)
+    fam = CovarianceFamily.make(family, target.dim, rank)
+    if init is not None:
+        check.gaussians("init", init, target.dim)
+    if warm is not None and not hasattr(warm, "theta"):
+        raise ValueError(f"warm must be a fit with parameters theta (an EnsembleFit or KLFit), "
+                         f"got {type(warm).__name__}")
     if init is None and warm is None:
         raise ValueError("init (a list of (mean, cov) starting Gaussians) or warm (an EnsembleFit) "
                          "is required, got neither")
-    gtol = check.positive("gtol", gtol)
-    maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
-    fam = CovarianceFamily.make(family, target.dim, rank)
     fits = []
     if init is not None:
         fits.append(kl_fit(target, family, rank, init=init, gtol=gtol, maxiter=maxiter,
@@ -279,8 +287,12 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
     docstring); at its optimum ᾱ, β̄ satisfy (37)–(38) for Q, and Q is the
     KL-optimal Gaussian (B&B (34)) at those ᾱ, β̄.
     """
+    post = check.posterior("post", post)
     prior = GammaHyperprior() if prior is None else prior
     cb = CollapsedBound(post, prior)
+    gtol = check.positive("gtol", gtol)
+    maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
+    CovarianceFamily.make(family, post.dim, rank)  # refuses a bad family or rank, naming it
     fit = fit_family(cb, family, rank, init=init, warm=warm, gtol=gtol, maxiter=maxiter, rng=rng,
                      callback=callback)
     alpha, beta = cb.hyperparameters(fit.mean, fit.cov)
@@ -339,8 +351,11 @@ def fit_evidence(post, rng: np.random.Generator, n_restarts: int = 3,
     RuntimeError
         If every restart failed (e.g. every mode search ended at a saddle).
     """
+    post = check.posterior("post", post)
     rng = check.generator("rng", rng)
     n_restarts = check.integer("n_restarts", n_restarts, low=1, high=100)
+    tol = check.positive("tol", tol)
+    max_iter = check.integer("max_iter", max_iter, low=1, high=100_000)
     alpha0 = check.positive("alpha0", alpha0)
     beta0 = check.positive("beta0", beta0)
     sym = symmetry_factor(post.n_hidden)
@@ -402,7 +417,8 @@ def laplace_error_bars(post, w_mp, hessian, beta, X) -> tuple[np.ndarray, np.nda
     -------
     (mean, var) : ndarrays of shape (M,)
     """
-    w_mp, A = check.mean_cov(w_mp, hessian, post.dim)
+    post = check.posterior("post", post)
+    w_mp, A = check.mean_cov(w_mp, hessian, post.dim, ("w_mp", "hessian"))
     beta = check.positive("beta", beta)
     G = network_jacobian(w_mp, X, post.n_hidden)  # (M, k)
     mean = G[:, -post.n_hidden:] @ w_mp[-post.n_hidden:]  # Σ v_i σ(u_iᵀx) = f(x, w_MP)

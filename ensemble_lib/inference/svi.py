@@ -148,9 +148,17 @@ def reparam_gradient(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
     Unbiased: its mean over ``eps ~ N(0, I)`` is the gradient returned by
     :func:`~ensemble_lib.kl_fit.kl_objective` for the same ``fam`` and ``theta``.
     """
+    post = check.posterior("post", post)
+    if not isinstance(fam, CovarianceFamily):
+        raise ValueError(f"fam must be a CovarianceFamily, got {type(fam).__name__}")
+    if fam.dim != post.dim or fam.name not in SVI_FAMILIES:
+        raise ValueError(f"fam must be a {' or '.join(SVI_FAMILIES)} family of dimension {post.dim}, "
+                         f"got {fam.name} of dimension {fam.dim}")
     k = fam.dim
-    theta = np.asarray(theta, dtype=float)
-    eps = np.atleast_2d(np.asarray(eps, dtype=float))
+    theta = fam._theta(theta)
+    eps = np.atleast_2d(check.real_array("eps", eps))
+    if eps.ndim != 2 or eps.shape[1] != k or eps.shape[0] < 1:
+        raise ValueError(f"eps must have shape (S, {k}) with S >= 1, got {eps.shape}")
     L = scale_matrix(fam, theta)
     w = theta[:k] + eps @ L.T
     g_phi = -grad_log_unnorm_batch(post, w)  # ∇φ at each draw, (S, k)
@@ -253,14 +261,16 @@ def svi_fit(
     docstring. Adam: ``m ← β₁m + (1−β₁)g``, ``v ← β₂v + (1−β₂)g²``,
     ``θ ← θ − ρ_t m̂/(√v̂ + ε)`` with bias-corrected m̂, v̂.
     """
-    if family not in SVI_FAMILIES:
-        raise ValueError(f"family must be one of {SVI_FAMILIES}, got {family!r}")
+    post = check.posterior("post", post)
+    family = check.choice("family", family, SVI_FAMILIES)
     rng = check.generator("rng", rng)
     n_samples = check.integer("n_samples", n_samples, low=1, high=4096)
     kl_every = check.integer("kl_every", kl_every, low=1)
     rho = step_sizes(step_size, schedule, n_iter, tau, kappa)
     n_iter = rho.size
     fam = CovarianceFamily.make(family, post.dim)
+    if init is not None and (isinstance(init, str) or not hasattr(init, "__len__") or len(init) != 2):
+        raise ValueError(f"init must be a (mean, cov) pair, got {init!r}")
     mean0, cov0 = default_start(post, fam) if init is None else init
     mean0, cov0 = check.mean_cov(mean0, cov0, post.dim)
     if family == "diagonal":

@@ -56,6 +56,8 @@ def fit_all(post: ToyPosterior, rank: int = 1) -> ToyFits:
     (s = 0) or full (s = 1) solution; the diagonal and full fits also from
     the best Gaussian centred at the origin (the posterior is symmetric).
     """
+    if not isinstance(post, ToyPosterior):
+        raise ValueError(f"post must be a ToyPosterior, got {type(post).__name__}")
     rank = check.integer("rank", rank, low=0, high=post.dim - 1)
     lap = laplace_fit(post)
     narrow = [lap.diagonal_start()]

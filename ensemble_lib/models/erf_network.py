@@ -28,19 +28,24 @@ TOY_N = 6
 
 
 def sigma(a):
-    """The erf sigmoid of B&B (2): ``erf(a/√2)``."""
-    return erf(np.asarray(a, dtype=float) / np.sqrt(2.0))
+    """The erf sigmoid of B&B (2): ``erf(a/√2)`` (``a``: real numbers, any shape)."""
+    return erf(check.real_array("a", a) / np.sqrt(2.0))
 
 
 def sigma_prime(a):
-    """dσ/da = √(2/π) exp(−a²/2)."""
-    a = np.asarray(a, dtype=float)
+    """dσ/da = √(2/π) exp(−a²/2) (``a``: real numbers, any shape)."""
+    a = check.real_array("a", a)
     return SQRT_2_OVER_PI * np.exp(-0.5 * a * a)
 
 
 def toy_model(x, u, v):
-    """f(x; u, v) = v σ(u x), broadcasting over x, u and v."""
-    return np.asarray(v, float) * sigma(np.asarray(u, float) * np.asarray(x, float))
+    """f(x; u, v) = v σ(u x), broadcasting over x, u and v (real numbers)."""
+    x, u, v = (check.real_array(name, val) for name, val in (("x", x), ("u", u), ("v", v)))
+    try:
+        return v * sigma(u * x)
+    except ValueError as exc:  # shapes that do not broadcast
+        raise ValueError(f"x, u and v must broadcast together, got shapes {x.shape}, {u.shape}, "
+                         f"{v.shape} ({exc})") from None
 
 
 class ToyData(NamedTuple):
@@ -70,12 +75,18 @@ def toy_data(
         Noise standard deviation (> 0); the noise precision is β = 1/noise_sd².
     u_true, v_true : float
         Generating parameters (finite).
+    x_range : (float, float)
+        Interval of the inputs, low < high (finite).
     """
     rng = check.generator("rng", rng)
     n = check.integer("n", n, low=1, high=1_000_000)
     noise_sd = check.positive("noise_sd", noise_sd)
-    u_true, v_true = check.finite_vector("(u_true, v_true)", [u_true, v_true])
-    lo, hi = check.finite_vector("x_range", x_range)
+    u_true = check.real("u_true", u_true)
+    v_true = check.real("v_true", v_true)
+    x_range = check.finite_vector("x_range", x_range)
+    if x_range.shape != (2,):
+        raise ValueError(f"x_range must be a pair (low, high), got {x_range.size} numbers")
+    lo, hi = x_range
     if not lo < hi:
         raise ValueError(f"x_range must satisfy low < high, got {x_range!r}")
     x = rng.uniform(lo, hi, size=n)

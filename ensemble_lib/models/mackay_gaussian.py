@@ -96,8 +96,8 @@ def gaussian_log_likelihood(x, mu, sigma):
 
 
 def _mu_sigma(mu, sigma):
-    mu = np.asarray(mu, dtype=float)
-    sigma = np.asarray(sigma, dtype=float)
+    mu = check.real_array("mu", mu)
+    sigma = check.real_array("sigma", sigma)
     if not np.all(np.isfinite(mu)):
         raise ValueError("mu must be finite (no NaN or inf)")
     if not (np.all(np.isfinite(sigma)) and np.all(sigma > 0)):

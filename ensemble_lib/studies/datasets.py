@@ -103,6 +103,8 @@ def load_boston(path=None) -> Dataset:
     for that reason. It is used here only to reproduce Barber & Bishop's
     Table 1 (§2.3); see :data:`B_COLUMN_STATEMENT` and the module docstring.
     """
+    if path is not None and not isinstance(path, (str, Path)):
+        raise ValueError(f"path must be a str or pathlib.Path (or None), got {type(path).__name__}")
     path = BOSTON_PATH if path is None else Path(path)
     if not path.is_file():
         raise ValueError(f"path must name an existing file, got {str(path)!r}")

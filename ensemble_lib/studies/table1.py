@@ -101,7 +101,8 @@ class TableConfig:
         check.integer("maxiter", self.maxiter, low=1, high=100_000)
         if not isinstance(self.prior, GammaHyperprior):
             raise ValueError(f"prior must be a GammaHyperprior, got {type(self.prior).__name__}")
-        ranks = tuple(sorted(set(check.integer("ranks", r, low=1) for r in self.ranks)))
+        check.flag("full", self.full)
+        ranks = tuple(sorted(set(check.ranks("ranks", self.ranks))))
         object.__setattr__(self, "ranks", ranks)
 
     def as_dict(self) -> dict:
@@ -268,7 +269,9 @@ def run_split(X, y, config: TableConfig, index: int = 0, progress=None) -> dict:
 
 def mean_se(values) -> dict:
     """Mean and standard error (s.d./√n) of the values that are not None (None where undefined)."""
-    v = np.asarray([x for x in values if x is not None], dtype=float)
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"values must be a sequence of numbers (or None), got {type(values).__name__}")
+    v = check.real_array("values", [x for x in values if x is not None])
     if v.size == 0:
         return {"mean": None, "se": None}
     se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else None
@@ -277,6 +280,10 @@ def mean_se(values) -> dict:
 
 def summarise(splits: list[dict]) -> dict:
     """Method → mean and standard error (s.d./√n over splits) of each recorded quantity."""
+    if (isinstance(splits, (str, bytes, dict)) or not hasattr(splits, "__len__") or not splits
+            or not all(isinstance(s, dict) and isinstance(s.get("methods"), dict) for s in splits)):
+        raise ValueError("splits must be a non-empty list of split results (dicts with 'methods'), "
+                         f"got {type(splits).__name__}")
     keys = [k for k in METHOD_LABELS if k in splits[0]["methods"]]
     out = {}
     for key in keys:

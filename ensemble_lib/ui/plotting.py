@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Ellipse
 
+from .. import _validation as check
 from ..inference.gaussian import ellipse_geometry
 
 #: One colour per approximation, used by every lesson.
@@ -53,7 +54,9 @@ def set_style() -> None:
 
 
 def new_figure(width: float = 6.0, height: float = 4.5, **subplots) -> tuple[Figure, np.ndarray]:
-    """A pyplot-free Figure (not shown automatically) and its axes."""
+    """A pyplot-free Figure (not shown automatically) and its axes (``width``, ``height`` > 0 inches)."""
+    width = check.positive("width", width, upper=100.0)
+    height = check.positive("height", height, upper=100.0)
     set_style()
     fig = Figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(**subplots) if subplots else fig.subplots()
@@ -109,9 +112,12 @@ def plot_posterior_contours(ax, grid, levels: int = 7, filled: bool = True, **kw
     """Contours of a normalised posterior density on a grid (``toy.PosteriorGrid``).
 
     Levels are spaced evenly in log density from the peak down to e^-8 of it,
-    so the tails of a curved, two-moded posterior remain visible.
+    so the tails of a curved, two-moded posterior remain visible. The grid's axes must be
+    finite and increasing and its log density finite where it is not −inf (a NaN grid is
+    refused, never drawn as a blank plot); ``levels`` is an integer in [1, 100].
     """
-    logp = grid.log_density
+    logp = _check_grid(grid)
+    levels = check.integer("levels", levels, low=1, high=100)
     top = float(np.max(logp))
     lv = top - 8.0 * np.linspace(1.0, 0.0, levels + 1)[:-1] ** 1.5
     artists = []
@@ -131,9 +137,38 @@ def plot_posterior_contours(ax, grid, levels: int = 7, filled: bool = True, **kw
     return artists
 
 
+def _check_grid(grid) -> np.ndarray:
+    """The log density of a :class:`~ensemble_lib.models.toy.PosteriorGrid`, checked."""
+    if not all(hasattr(grid, a) for a in ("u", "v", "log_density")):
+        raise ValueError(f"grid must be a PosteriorGrid (u, v, log_density), got {type(grid).__name__}")
+    u = check.finite_vector("grid.u", grid.u, min_len=2)
+    v = check.finite_vector("grid.v", grid.v, min_len=2)
+    logp = check.real_array("grid.log_density", grid.log_density)
+    if logp.shape != (v.size, u.size):
+        raise ValueError(f"grid.log_density must have shape (len(v), len(u)) = {(v.size, u.size)}, "
+                         f"got {logp.shape}")
+    if np.any(np.diff(u) <= 0) or np.any(np.diff(v) <= 0):
+        raise ValueError("grid.u and grid.v must be strictly increasing")
+    if np.any(np.isnan(logp)) or np.any(logp == np.inf) or not np.any(np.isfinite(logp)):
+        raise ValueError("grid.log_density must contain only finite values or -inf (no NaN or +inf), "
+                         "and at least one finite value")
+    return logp
+
+
+def _gaussian_2d(mean, cov, n_sigmas) -> tuple[np.ndarray, tuple]:
+    mean, cov = check.mean_cov(mean, cov, 2)
+    if isinstance(n_sigmas, (str, bytes)) or not hasattr(n_sigmas, "__iter__"):
+        raise ValueError(f"n_sigmas must be a sequence of numbers > 0, got {n_sigmas!r}")
+    n_sigmas = tuple(check.positive("n_sigmas", ns) for ns in n_sigmas)
+    return mean, n_sigmas
+
+
 def plot_gaussian_ellipses(ax, mean, cov, n_sigmas=(1, 2, 3), color="C0", label=None, **kwargs):
-    """The 1-, 2-, 3-σ ellipses of a 2-D Gaussian, plus a dot at its mean."""
-    mean = np.asarray(mean, dtype=float)
+    """The 1-, 2-, 3-σ ellipses of a 2-D Gaussian, plus a dot at its mean.
+
+    ``mean`` (2,) finite, ``cov`` (2, 2) symmetric positive definite, ``n_sigmas`` numbers > 0.
+    """
+    mean, n_sigmas = _gaussian_2d(mean, cov, n_sigmas)
     artists = []
     for i, ns in enumerate(n_sigmas):
         w, h, ang = ellipse_geometry(cov, ns)
@@ -148,7 +183,7 @@ def plot_gaussian_ellipses(ax, mean, cov, n_sigmas=(1, 2, 3), color="C0", label=
 
 def update_gaussian_ellipses(artists, mean, cov, n_sigmas=(1, 2, 3)) -> None:
     """Move ellipses made by :func:`plot_gaussian_ellipses` to a new Gaussian in place."""
-    mean = np.asarray(mean, dtype=float)
+    mean, n_sigmas = _gaussian_2d(mean, cov, n_sigmas)
     for e, ns in zip(artists[: len(n_sigmas)], n_sigmas):
         w, h, ang = ellipse_geometry(cov, ns)
         e.set_center(mean)
@@ -159,7 +194,13 @@ def update_gaussian_ellipses(artists, mean, cov, n_sigmas=(1, 2, 3)) -> None:
 
 
 def annotate_kl(ax, values: dict, loc=(0.02, 0.98), fmt: str = "{:.2f}"):
-    """A text box listing ``name: KL`` lines in the upper-left corner; returns the Text."""
+    """A text box listing ``name: KL`` lines in the upper-left corner; returns the Text.
+
+    ``values`` maps names to finite numbers (a NaN would print as "nan").
+    """
+    if not isinstance(values, dict):
+        raise ValueError(f"values must be a dict (name → KL), got {type(values).__name__}")
+    values = {k: check.real(f"values[{k!r}]", v) for k, v in values.items()}
     lines = [f"KL({LABELS.get(k, k)}) = {fmt.format(v)}" for k, v in values.items()]
     return ax.text(*loc, "\n".join(lines), transform=ax.transAxes, va="top", ha="left",
                    fontsize=8, bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.85))
