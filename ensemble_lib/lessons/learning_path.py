@@ -30,8 +30,8 @@ LESSONS = [
     ),
     Lesson(
         "02_mackay_gaussian_mean_sigma.ipynb",
-        "A Gaussian's mean and σ: σ_N, σ_{N−1} and the separable ensemble",
-        "the exact posterior of (μ, σ), the evidence for σ peaking at σ_{N−1}, the Student-t "
+        "A Gaussian's mean and σ: dividing by N or N − 1, and the separable ensemble",
+        "the exact posterior of (μ, σ), the evidence for σ peaking at the N − 1 estimate, the Student-t "
         "marginal, and MacKay's Q_μ Q_σ iterations converging to S/(N−1)",
         "MacKay (1995), ensemble learning example, §2–3",
         "mackay_fig1a.png",
