@@ -49,6 +49,8 @@ from ..ui.panel import FigurePanel
 
 #: Largest |correlation| offered by the slider (Q stays positive definite).
 RHO_MAX = 0.999
+#: Values of the bound panel's ``snap`` selector: the sliders' own Q or a reference solution.
+SNAP_CHOICES = ("custom", "laplace", "diagonal", "full")
 #: Standard-deviation slider range, as powers of ten.
 LOG10_SD_RANGE = (-3.0, 1.0)
 #: Resolution of both panels' PNGs (fewer pixels: faster steps); see FigurePanel.dpi.
@@ -75,10 +77,10 @@ def make_toy(alpha: float | None = None, beta: float | None = None) -> ToyPoster
 
 def gaussian_from_sliders(mean_u, mean_v, sd_u, sd_v, rho) -> tuple[np.ndarray, np.ndarray]:
     """(mean, cov) of the 2-D Gaussian with these means, standard deviations and correlation."""
-    mean = check.finite_vector("(mean_u, mean_v)", [mean_u, mean_v])
+    mean = np.array([check.real("mean_u", mean_u), check.real("mean_v", mean_v)])
     sd_u = check.positive("sd_u", sd_u)
     sd_v = check.positive("sd_v", sd_v)
-    rho = float(rho)
+    rho = check.real("rho", rho)
     if not abs(rho) < 1.0:
         raise ValueError(f"rho must be in (-1, 1), got {rho!r}")
     c = rho * sd_u * sd_v
@@ -106,6 +108,7 @@ class BoundDecomposition:
 
 def bound_decomposition(post, mean, cov) -> BoundDecomposition:
     """The exact ln P(D | α, β), the bound F[Q] (17) and KL(Q‖P) = ln P(D) − F[Q] (16)."""
+    post = check.posterior("post", post)
     F = post.bound(mean, cov)
     log_ev = post.log_evidence
     return BoundDecomposition(np.asarray(mean, float), np.asarray(cov, float), float(log_ev),
@@ -227,6 +230,7 @@ class BoundPanel(FigurePanel):
     def link_controls(self, name: str, value) -> None:
         """The ``snap`` selector moves the sliders to its solution; a moved slider makes Q "custom"."""
         if name == "snap":
+            value = check.choice("snap", value, SNAP_CHOICES)
             if value != "custom":
                 self.snap(value, update=False)
         else:
@@ -234,6 +238,7 @@ class BoundPanel(FigurePanel):
 
     # -- FigurePanel ---------------------------------------------------------
     def compute(self, mean_u, mean_v, sd_u, sd_v, rho, snap) -> BoundDecomposition:
+        check.choice("snap", snap, SNAP_CHOICES)
         mean, cov = gaussian_from_sliders(mean_u, mean_v, sd_u, sd_v, rho)
         return bound_decomposition(self.post, mean, cov)
 
@@ -313,9 +318,13 @@ def compare_hyperparameters(post: ToyPosterior | None = None, prior: GammaHyperp
     as the work goes on (three runs, then the grid row by row, then the polish
     of its maximum; e.g. a :class:`~ensemble_lib.ui.progress.ProgressBar`).
     """
-    post = make_toy() if post is None else post
+    post = make_toy() if post is None else check.posterior("post", post)
     prior = GammaHyperprior() if prior is None else prior
+    if not isinstance(prior, GammaHyperprior):
+        raise ValueError(f"prior must be a GammaHyperprior, got {type(prior).__name__}")
     n_grid = check.integer("n_grid", n_grid, low=3, high=200)
+    log_alpha_range = check.interval("log_alpha_range", log_alpha_range)
+    log_beta_range = check.interval("log_beta_range", log_beta_range)
     total = 3 + n_grid * n_grid + 1
     report(progress, 0, total, what="ensemble, full Q")
     ens = fit_hyperparameters(post, prior, family="full")

@@ -23,6 +23,7 @@ from scipy import special
 
 from matplotlib.ticker import MaxNLocator
 
+from .. import _validation as check
 from ..models.mackay_gaussian import FIG1, EnsembleIterate, EnsembleRun, MacKayGaussian
 from ..ui.plotting import COLORS, new_figure, save_figure
 from ..ui.panel import FigurePanel
@@ -58,8 +59,12 @@ def _grid(mu_lim, sigma_lim, n):
 def plot_fig1a(ax, model: MacKayGaussian = FIG1, mu_lim=None, sigma_lim=None, n: int = 201):
     """Fig. 1a: contours of ln P(D | μ, σ) (7) over (μ, σ), with σ_N and σ_{N−1} marked.
 
-    Levels at Δ ln L = −½, −2, −9/2, −8 below the maximum (x̄, σ_N).
+    Levels at Δ ln L = −½, −2, −9/2, −8 below the maximum (x̄, σ_N). ``mu_lim``, ``sigma_lim``:
+    (low, high) pairs (σ > 0), default :func:`fig1_limits`; ``n`` grid points per axis (3 to 2001).
     """
+    n = check.integer("n", n, low=3, high=2001)
+    mu_lim = None if mu_lim is None else check.interval("mu_lim", mu_lim)
+    sigma_lim = None if sigma_lim is None else check.interval("sigma_lim", sigma_lim, positive=True)
     dmu, ds = fig1_limits(model)
     mu, sigma = _grid(mu_lim or dmu, sigma_lim or ds, n)
     logL = model.log_likelihood(mu[None, :], sigma[:, None])
@@ -80,7 +85,12 @@ def plot_fig1a(ax, model: MacKayGaussian = FIG1, mu_lim=None, sigma_lim=None, n:
 
 
 def plot_fig1b(ax, model: MacKayGaussian = FIG1, sigma_lim=None, n: int = 400):
-    """Fig. 1b: P(D | μ = x̄, σ) and the evidence P(D | σ) (14), each scaled to peak 1."""
+    """Fig. 1b: P(D | μ = x̄, σ) and the evidence P(D | σ) (14), each scaled to peak 1.
+
+    ``sigma_lim``: (low, high) with 0 < low < high; ``n`` points (3 to 10 000).
+    """
+    n = check.integer("n", n, low=3, high=10_000)
+    sigma_lim = None if sigma_lim is None else check.interval("sigma_lim", sigma_lim, positive=True)
     _, ds = fig1_limits(model)
     sigma = np.linspace(*(sigma_lim or (0.02 * ds[0], 1.6 * ds[1])), n)
     l1 = model.log_likelihood(model.xbar, sigma) - model.log_likelihood(model.xbar, model.sigma_N)

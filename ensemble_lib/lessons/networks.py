@@ -128,7 +128,8 @@ def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
 
     n_hidden = check.integer("n_hidden", n_hidden, low=H_RANGE[0], high=H_RANGE[1])
     rank = check.integer("rank", rank, low=S_RANGE[0], high=S_RANGE[1])
-    alpha = check.positive("alpha", alpha)
+    alpha = check.precision("alpha", alpha)
+    adapt = check.flag("adapt", adapt)
     rng = check.generator("rng", rng)
     x = check.finite_vector("x", x, min_len=2)
     t = check.finite_vector("t", t, min_len=2)
@@ -294,6 +295,10 @@ class Network1DPanel(FigurePanel):
         return {"alpha"} if adapt else set()
 
     def compute(self, n_hidden, rank, alpha, adapt):
+        n_hidden = check.integer("n_hidden", n_hidden, low=H_RANGE[0], high=H_RANGE[1])
+        rank = check.integer("rank", rank, low=S_RANGE[0], high=S_RANGE[1])
+        alpha = check.precision("alpha", alpha)
+        adapt = check.flag("adapt", adapt)
         key = (int(n_hidden), int(rank), None if adapt else round(math.log10(alpha), 6), bool(adapt))
         if key not in self._memo:
             self._memo[key] = demo_fit(self.x, self.t, n_hidden, rank, alpha, adapt,

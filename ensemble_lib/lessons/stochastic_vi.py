@@ -125,6 +125,9 @@ def run_comparison(post=None, family: str = "full", *, rng: np.random.Generator,
 def first_within(h: SVIHistory, kl_opt: float, tol: float) -> tuple[int, float] | None:
     """(iteration, seconds) of the first record with KL − kl_opt ≤ tol, or None if never."""
     tol = check.positive("tol", tol)
+    kl_opt = check.real("kl_opt", kl_opt)
+    if not isinstance(h, SVIHistory):
+        raise ValueError(f"h must be an SVIHistory, got {type(h).__name__}")
     hit = np.flatnonzero(h.kl - kl_opt <= tol)
     if hit.size == 0:
         return None
@@ -145,7 +148,9 @@ def running_mean(y, fraction: float = 0.2) -> np.ndarray:
     The window grows with the record index, so early descent is not smeared
     (records are equally spaced in iterations; the plots use log axes).
     """
-    y = np.asarray(y, dtype=float)
+    y = check.real_array("y", y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be a 1-D array, got shape {y.shape}")
     fraction = check.positive("fraction", fraction, upper=1.0)
     c = np.concatenate([[0.0], np.cumsum(y)])
     i = np.arange(1, y.size + 1)

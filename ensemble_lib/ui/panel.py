@@ -270,7 +270,11 @@ class FigurePanel:
             self.update()
 
     def _on_change(self, change) -> None:
-        """The one callback of every control: link the controls, then one update; never raise."""
+        """The one callback of every control: link the controls, then one update; never raise.
+
+        A value refused while linking the controls (a ``ValueError``, e.g. a selector set to
+        ``None``) shows in the status line as in :meth:`update`; any other error as a bug.
+        """
         if self._held:
             return
         try:
@@ -278,8 +282,17 @@ class FigurePanel:
                 name = next((n for n, c in self.controls.items() if c is change["owner"]), None)
                 if name is not None:
                     self.link_controls(name, change["new"])
+        except (ValueError, RuntimeError, ArithmeticError) as exc:
+            self._show_refusal(exc)
         except Exception as exc:  # noqa: BLE001 - a widget callback must never lose an error
             self._show_error(exc)
+
+    def _show_refusal(self, exc: BaseException) -> None:
+        """Put a value the library refused in the status line (the previous figure stays)."""
+        self.last_error = f"{type(exc).__name__}: {exc}"
+        self.status.value = (
+            "<span style='color:#b00020'>Not updated: " + html.escape(str(exc)) + "</span>"
+        )
 
     def _show_error(self, exc: BaseException) -> None:
         """Put an unexpected error in the status line: type, message and the line that raised it."""
@@ -318,10 +331,7 @@ class FigurePanel:
             return state
         except (ValueError, RuntimeError, ArithmeticError) as exc:
             # a value the model refuses (or a fit that fails): say so, keep the old figure
-            self.last_error = f"{type(exc).__name__}: {exc}"
-            self.status.value = (
-                "<span style='color:#b00020'>Not updated: " + html.escape(str(exc)) + "</span>"
-            )
+            self._show_refusal(exc)
             return None
         except Exception as exc:  # noqa: BLE001 - anything else is a bug: show it, never lose it
             self._show_error(exc)
