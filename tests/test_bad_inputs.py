@@ -1,0 +1,606 @@
+# ruff: noqa: E501 - one case per line in the table
+"""Every bad input is refused with a ValueError naming the argument (issue 13, item 3).
+
+One table, :data:`CASES`: per case a call with one bad argument (a string, None, complex, a bool
+where a number is meant, a wrong shape, a non-finite value, a value whose use overflows, a bad
+optimiser option, an rng that is not a ``numpy.random.Generator``, ...) and a regular expression
+the ``ValueError``'s message must match — the argument's name, and for ranges the range. Never a
+``TypeError``, ``AttributeError``, ``LinAlgError``, empty ``NotImplementedError``, silent NaN or
+hang. Then good inputs at the edges of the documented ranges (they must keep working), and the
+panels: a refused control value shows in the status line and the panel works afterwards.
+
+The allowed ranges are documented where the arguments are: α, β ∈ [1e-8, 1e8]
+(:data:`ensemble_lib._validation.PRECISION_RANGE`), Gauss–Hermite nodes 1 to 2000, the toy's
+``n_quad`` 16 to 1000.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+import ensemble_lib as E
+from ensemble_lib import _validation as check
+from ensemble_lib.inference import family_search, pruning, svi
+from ensemble_lib.inference.gaussian import ellipse_geometry
+from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
+from ensemble_lib.studies import datasets, table1
+from ensemble_lib.ui import plotting
+
+# ---------------------------------------------------------------------------
+# small valid objects the bad calls start from (built once, on first use)
+# ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def toy():
+    return E.make_posterior(**E.PAPER_PRESET)
+
+
+@lru_cache(maxsize=None)
+def lin():
+    rng = np.random.default_rng(0)
+    Phi = rng.standard_normal((8, 2))
+    return E.LinearGaussianPosterior(Phi, Phi @ [1.0, -0.5] + 0.1 * rng.standard_normal(8), 1.0, 10.0)
+
+
+@lru_cache(maxsize=None)
+def net_data():
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-2, 2, 10)
+    return E.add_bias(x[:, None]), np.sin(x) + 0.1 * rng.standard_normal(10)
+
+
+@lru_cache(maxsize=None)
+def net():
+    X, t = net_data()
+    return E.NetworkPosterior(X, t, 2, alpha=1.0, beta=25.0, n_quad=16)
+
+
+def W():  # a valid network weight vector (H = 2, d = 2: k = 6)
+    return np.array([0.5, 0.1, -0.3, 0.2, 1.0, -1.0])
+
+
+def NC():  # a valid network covariance
+    return 0.01 * np.eye(6)
+
+
+@lru_cache(maxsize=None)
+def split():
+    rng = np.random.default_rng(2)
+    return rng.standard_normal((20, 3)), rng.standard_normal(20)
+
+
+@lru_cache(maxsize=None)
+def svi_history():
+    return E.svi_fit(toy(), "diagonal", rng=np.random.default_rng(0), n_iter=20, kl_every=10)
+
+
+@lru_cache(maxsize=None)
+def toy_fit():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return E.kl_fit(toy(), "diagonal")
+
+
+FULL = E.CovarianceFamily.make("full", 2)
+M2, C2 = np.zeros(2), np.eye(2)
+NOT_PD = [[1.0, 2.0], [2.0, 1.0]]
+NOT_SYM = [[1.0, 0.5], [0.0, 1.0]]
+HUGE = 1e300
+RS = np.random.RandomState(0)  # the legacy generator: refused where a Generator is required
+BP = E.GammaHyperprior()
+
+
+def _tiny_grid(log_density):
+    u = np.linspace(-1, 1, 5)
+    return E.PosteriorGrid(u, u, log_density)
+
+
+def _ax():
+    return plotting.new_figure(2, 2)[1]
+
+
+def _result():
+    return {"methods": {"a": {}, "b": {}}, "splits": []}
+
+
+C = pytest.param
+
+# ---------------------------------------------------------------------------
+# the table: (call with one bad argument, regex its ValueError must match)
+# ---------------------------------------------------------------------------
+
+CASES = [
+    # --- Gauss–Hermite, Gaussians, covariance families (inference/gaussian.py)
+    C(lambda: E.gauss_hermite(0), r"n must be an integer in \[1, 2000\]", id="gh-n-0"),
+    C(lambda: E.gauss_hermite(2001), r"n must be an integer in \[1, 2000\]", id="gh-n-big"),
+    C(lambda: E.gauss_hermite("5"), r"n must be an integer", id="gh-n-str"),
+    C(lambda: E.gauss_hermite(2.5), r"n must be an integer", id="gh-n-float"),
+    C(lambda: E.gauss_hermite(True), r"n must be an integer", id="gh-n-bool"),
+    C(lambda: E.gauss_hermite(None), r"n must be an integer", id="gh-n-none"),
+    C(lambda: E.GaussianFactor("abc", "C"), r"C must be", id="factor-str"),
+    C(lambda: E.GaussianFactor(None, "C"), r"C must be", id="factor-none"),
+    C(lambda: E.GaussianFactor([[1j, 0], [0, 1]], "C"), r"C must be .*real", id="factor-complex"),
+    C(lambda: E.GaussianFactor(NOT_PD, "C"), r"C must be positive definite", id="factor-not-pd"),
+    C(lambda: E.GaussianFactor(NOT_SYM, "C"), r"C must be symmetric", id="factor-not-sym"),
+    C(lambda: E.GaussianFactor([[np.nan]], "C"), r"C must be finite", id="factor-nan"),
+    C(lambda: E.GaussianFactor(np.ones((2, 3)), "C"), r"C must be a non-empty square", id="factor-shape"),
+    C(lambda: E.GaussianFactor(C2, "C").solve([1.0, 2.0, 3.0]), r"b must have shape", id="factor-solve"),
+    C(lambda: E.GaussianFactor(C2, "C").solve("ab"), r"b must be", id="factor-solve-str"),
+    C(lambda: E.gaussian_entropy("x"), r"cov must be", id="entropy-str"),
+    C(lambda: E.gaussian_entropy(NOT_PD), r"cov must be positive definite", id="entropy-not-pd"),
+    C(lambda: E.gaussian_entropy([[np.inf]]), r"cov must be finite", id="entropy-inf"),
+    C(lambda: E.kl_gaussians([0.0], C2, M2, C2), r"m0 must have shape \(2,\)", id="klg-m0-shape"),
+    C(lambda: E.kl_gaussians(M2, C2, [np.nan, 0], C2), r"m1 must be finite", id="klg-m1-nan"),
+    C(lambda: E.kl_gaussians("ab", C2, M2, C2), r"m0 must be", id="klg-m0-str"),
+    C(lambda: E.kl_gaussians(M2, NOT_PD, M2, C2), r"C0 must be positive definite", id="klg-C0"),
+    C(lambda: E.kl_gaussians(M2, C2, M2, np.eye(3)), r"C0 and C1 must have the same shape", id="klg-C1-shape"),
+    C(lambda: ellipse_geometry([[np.nan, 0], [0, 1]]), r"cov must be finite", id="ellipse-nan"),
+    C(lambda: ellipse_geometry(np.eye(3)), r"cov must have shape \(2, 2\)", id="ellipse-3d"),
+    C(lambda: ellipse_geometry(C2, n_sigma=-1), r"n_sigma must be a finite number > 0", id="ellipse-nsig"),
+    C(lambda: E.CovarianceFamily.make("bogus", 2), r"family must be one of", id="fam-name"),
+    C(lambda: E.CovarianceFamily.make(None, 2), r"family must be one of", id="fam-none"),
+    C(lambda: E.CovarianceFamily.make("full", 0), r"dim must be an integer >= 1", id="fam-dim"),
+    C(lambda: E.CovarianceFamily.make("factor", 2, 2), r"rank must be an integer in \[0, 1\]", id="fam-rank-big"),
+    C(lambda: E.CovarianceFamily.make("factor", 2, -1), r"rank must be an integer", id="fam-rank-neg"),
+    C(lambda: E.CovarianceFamily.make("factor", 2, "1"), r"rank must be an integer", id="fam-rank-str"),
+    C(lambda: E.CovarianceFamily.make("diagonal", 2, 1), r"rank must be 0", id="fam-diag-rank"),
+    C(lambda: E.CovarianceFamily.make("full", 2, 5), r"rank must be an integer", id="fam-full-rank"),
+    C(lambda: FULL.unpack([0.0, 1.0]), r"theta must have shape \(5,\)", id="fam-unpack-shape"),
+    C(lambda: FULL.unpack(["a"] * 5), r"theta must be", id="fam-unpack-str"),
+    C(lambda: FULL.pack([0.0], C2), r"mean must have shape \(2,\)", id="fam-pack-mean"),
+    C(lambda: FULL.pack(M2, NOT_PD), r"cov must be positive definite", id="fam-pack-cov"),
+    # --- the erf network and the toy data (models/erf_network.py)
+    C(lambda: E.sigma("a"), r"a must be", id="sigma-str"),
+    C(lambda: E.sigma(1j), r"a must be .*real", id="sigma-complex"),
+    C(lambda: E.sigma_prime(None), r"a must be", id="sigma-prime-none"),
+    C(lambda: E.toy_model("x", 1.0, 1.0), r"x must be", id="toy-model-x"),
+    C(lambda: E.toy_model(1.0, None, 1.0), r"u must be", id="toy-model-u"),
+    C(lambda: E.toy_data(None), r"rng must be a numpy.random.Generator", id="toy-data-rng-none"),
+    C(lambda: E.toy_data(RS), r"rng must be a numpy.random.Generator", id="toy-data-rng-legacy"),
+    C(lambda: E.toy_data(np.random.default_rng(0), n=0), r"n must be an integer in \[1, 1000000\]", id="toy-data-n"),
+    C(lambda: E.toy_data(np.random.default_rng(0), n=2.5), r"n must be an integer", id="toy-data-n-float"),
+    C(lambda: E.toy_data(np.random.default_rng(0), noise_sd=-1), r"noise_sd must be a finite number > 0", id="toy-data-sd"),
+    C(lambda: E.toy_data(np.random.default_rng(0), noise_sd=np.nan), r"noise_sd", id="toy-data-sd-nan"),
+    C(lambda: E.toy_data(np.random.default_rng(0), u_true="a"), r"u_true", id="toy-data-u-str"),
+    C(lambda: E.toy_data(np.random.default_rng(0), v_true=np.inf), r"v_true", id="toy-data-v-inf"),
+    C(lambda: E.toy_data(np.random.default_rng(0), x_range=(2, -2)), r"x_range must satisfy low < high", id="toy-data-range"),
+    C(lambda: E.toy_data(np.random.default_rng(0), x_range=(0,)), r"x_range must be", id="toy-data-range-len"),
+    C(lambda: E.toy_data(np.random.default_rng(0), x_range="ab"), r"x_range must be", id="toy-data-range-str"),
+    # --- the toy posterior (models/toy.py, models/posterior.py)
+    C(lambda: E.ToyPosterior("abc", [1.0], 1, 1), r"x must be", id="toy-x-str"),
+    C(lambda: E.ToyPosterior(None, [1.0], 1, 1), r"x must be", id="toy-x-none"),
+    C(lambda: E.ToyPosterior([[1.0, 2.0]], [1.0], 1, 1), r"x must be a 1-D array", id="toy-x-2d"),
+    C(lambda: E.ToyPosterior([[1.0], [1.0, 2.0]], [1.0], 1, 1), r"x must be", id="toy-x-ragged"),
+    C(lambda: E.ToyPosterior([np.nan], [1.0], 1, 1), r"x must contain only finite", id="toy-x-nan"),
+    C(lambda: E.ToyPosterior([1j], [1.0], 1, 1), r"x must be .*real", id="toy-x-complex"),
+    C(lambda: E.ToyPosterior([True], [1.0], 1, 1), r"x must be .*real", id="toy-x-bool"),
+    C(lambda: E.ToyPosterior([1.0, 2.0], [1.0], 1, 1), r"x and t must have the same length", id="toy-len"),
+    C(lambda: E.ToyPosterior([1.0], ["t"], 1, 1), r"t must be", id="toy-t-str"),
+    C(lambda: E.ToyPosterior(toy().x, toy().t * HUGE, 1, 1), r"t is too large", id="toy-t-overflow"),
+    C(lambda: E.ToyPosterior(toy().x * HUGE, toy().t, 1, 1), r"x is too large", id="toy-x-overflow"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], -1, 1), r"alpha must be a finite number > 0", id="toy-alpha-neg"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 0, 1), r"alpha must be a finite number > 0", id="toy-alpha-0"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1e-300, 1), r"alpha must be in \[1e-08, 1e\+08\]", id="toy-alpha-tiny"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1e300, 1), r"alpha must be in \[1e-08, 1e\+08\]", id="toy-alpha-huge"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], "1", 1), r"alpha must be a finite number", id="toy-alpha-str"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], None, 1), r"alpha must be a finite number", id="toy-alpha-none"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], True, 1), r"alpha must be a finite number", id="toy-alpha-bool"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1 + 0j, 1), r"alpha must be a finite number", id="toy-alpha-complex"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], np.nan, 1), r"alpha must be a finite number", id="toy-alpha-nan"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], [1.0, 2.0], 1), r"alpha must be a finite number", id="toy-alpha-list"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1, 0), r"beta must be a finite number > 0", id="toy-beta-0"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1, np.inf), r"beta must be a finite number > 0", id="toy-beta-inf"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1, 1e-300), r"beta must be in \[1e-08, 1e\+08\]", id="toy-beta-tiny"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1, 1e12), r"beta must be in \[1e-08, 1e\+08\]", id="toy-beta-huge"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1, 1, n_quad=0), r"n_quad must be an integer in \[16, 1000\]", id="toy-nquad-0"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1, 1, n_quad=5000), r"n_quad must be an integer in \[16, 1000\]", id="toy-nquad-big"),
+    C(lambda: E.ToyPosterior([1.0], [1.0], 1, 1, n_quad=96.0), r"n_quad must be an integer", id="toy-nquad-float"),
+    C(lambda: toy().grid(extent=(np.nan, 1, -1, 1)), r"extent must be four finite numbers", id="grid-extent-nan"),
+    C(lambda: toy().grid(extent=(1, -1, -1, 1)), r"extent must be four finite numbers .*x0 < x1", id="grid-extent-order"),
+    C(lambda: toy().grid(extent=(0, 1, 2)), r"extent must be four finite numbers", id="grid-extent-len"),
+    C(lambda: toy().grid(extent="abcd"), r"extent must be", id="grid-extent-str"),
+    C(lambda: toy().grid(n=2), r"n must be an integer in \[3, 2001\]", id="grid-n"),
+    C(lambda: toy().extent(coverage=0), r"coverage must be a finite number > 0", id="extent-coverage-0"),
+    C(lambda: toy().extent(coverage=np.nan), r"coverage must be a finite number", id="extent-coverage-nan"),
+    C(lambda: toy().extent(coverage=1.5), r"coverage must be in \(0, 1\]", id="extent-coverage-big"),
+    C(lambda: toy().with_hyperparameters(alpha=-1), r"alpha must be a finite number > 0", id="with-alpha"),
+    C(lambda: toy().with_hyperparameters(beta=1e300), r"beta must be in \[1e-08, 1e\+08\]", id="with-beta"),
+    C(lambda: toy().bound([0.0], C2), r"mean must have shape \(2,\)", id="bound-mean"),
+    C(lambda: toy().bound(M2, NOT_PD), r"cov must be positive definite", id="bound-cov"),
+    C(lambda: toy().kl("ab", C2), r"mean must be", id="kl-mean-str"),
+    C(lambda: toy().kl(M2, None), r"cov must be", id="kl-cov-none"),
+    C(lambda: toy().log_unnorm([1.0, 2.0, 3.0]), r"w must have last dimension 2", id="log-unnorm-w"),
+    C(lambda: toy().grad("ab"), r"w must be", id="grad-w-str"),
+    C(lambda: toy().hessian(np.zeros((3, 2))), r"w must have last dimension 2: shape \(2,\)", id="hessian-w-2d"),
+    C(lambda: toy().expected_energy([0.0], C2), r"mean must have shape \(2,\)", id="energy-mean"),
+    C(lambda: E.make_posterior(seed=-1), r"seed must be an integer >= 0", id="make-seed"),
+    C(lambda: E.make_posterior(seed="0"), r"seed must be an integer", id="make-seed-str"),
+    C(lambda: E.make_posterior(alpha=0), r"alpha must be a finite number > 0", id="make-alpha"),
+    C(lambda: E.make_posterior(noise_sd=0), r"noise_sd must be a finite number > 0", id="make-sd"),
+    C(lambda: E.make_posterior(n=0), r"n must be an integer", id="make-n"),
+    # --- linear and network models
+    C(lambda: E.LinearGaussianPosterior("abc", [1.0], 1, 1), r"Phi must be", id="lin-phi-str"),
+    C(lambda: E.LinearGaussianPosterior([1.0, 2.0], [1.0], 1, 1), r"Phi must be a 2-D array", id="lin-phi-1d"),
+    C(lambda: E.LinearGaussianPosterior([[1.0]], [1.0, 2.0], 1, 1), r"t must have length N = 1", id="lin-t-len"),
+    C(lambda: E.LinearGaussianPosterior([[HUGE]], [1.0], 1, 1), r"Phi is too large", id="lin-phi-overflow"),
+    C(lambda: E.LinearGaussianPosterior([[1.0]], [1.0], 1, -2), r"beta must be a finite number > 0", id="lin-beta"),
+    C(lambda: E.NetworkPosterior([1.0, 2.0], [1.0, 2.0], 1, 1, 1), r"X must be a 2-D array", id="net-X-1d"),
+    C(lambda: E.NetworkPosterior(*net_data(), 0, 1, 1), r"n_hidden must be an integer", id="net-H-0"),
+    C(lambda: E.NetworkPosterior(*net_data(), 2, np.nan, 1), r"alpha must be a finite number", id="net-alpha-nan"),
+    C(lambda: E.NetworkPosterior(*net_data(), 2, 1, 1, n_quad=2), r"n_quad must be an integer in \[4, 1000\]", id="net-nquad"),
+    C(lambda: E.NetworkPosterior(net_data()[0], "t", 2, 1, 1), r"t must be", id="net-t-str"),
+    C(lambda: E.NetworkPosterior(net_data()[0], net_data()[1] * HUGE, 2, 1, 1), r"t is too large", id="net-t-overflow"),
+    C(lambda: E.add_bias("a"), r"X must be", id="add-bias-str"),
+    C(lambda: E.add_bias([1.0, 2.0]), r"X must be a 2-D array", id="add-bias-1d"),
+    C(lambda: E.pack_weights(np.ones((2, 2)), [1.0]), r"U must have shape \(H, d\) and v shape \(H,\)", id="pack-shape"),
+    C(lambda: E.pack_weights("ab", [1.0]), r"U must be", id="pack-str"),
+    C(lambda: E.unpack_weights(W(), 0), r"n_hidden must be an integer", id="unpack-H"),
+    C(lambda: E.unpack_weights(W()[:5], 2), r"w must have last dimension", id="unpack-w"),
+    C(lambda: E.unpack_weights("abc", 2), r"w must be", id="unpack-w-str"),
+    C(lambda: E.network_output(W()[:4], net_data()[0], 2), r"w must have last dimension k", id="netout-w"),
+    C(lambda: E.network_output(W(), net_data()[0], "2"), r"n_hidden must be an integer", id="netout-H-str"),
+    C(lambda: E.network_output(W(), net_data()[0][:, :1] * np.nan, 1), r"X must contain only finite", id="netout-X-nan"),
+    C(lambda: E.network_jacobian(np.ones((2, 6)), net_data()[0], 2), r"w must be a single weight vector", id="netjac-w"),
+    C(lambda: E.expected_data_error(W(), -NC(), *net_data(), 2), r"cov must be positive definite", id="ned-cov"),
+    C(lambda: E.expected_data_error(W(), NC(), *net_data(), 2, n_quad=1), r"n_quad must be an integer", id="ned-nquad"),
+    C(lambda: E.output_moments(W(), NC(), [[np.inf, 1.0]], 2), r"X must contain only finite", id="moments-X"),
+    C(lambda: E.predictive_mean(W(), NC()[:3], net_data()[0], 2), r"cov must have shape \(6, 6\)", id="predmean-cov"),
+    C(lambda: E.predictive_variance(W(), NC(), net_data()[0], 2, beta=-1), r"beta must be a finite number > 0", id="predvar-beta"),
+    # --- MacKay's Gaussian (models/mackay_gaussian.py)
+    C(lambda: E.gaussian_log_likelihood("ab", 0.0, 1.0), r"x must be", id="gll-x"),
+    C(lambda: E.gaussian_log_likelihood([1.0], np.nan, 1.0), r"mu must be finite", id="gll-mu"),
+    C(lambda: E.gaussian_log_likelihood([1.0], 0.0, 0.0), r"sigma must be finite and > 0", id="gll-sigma"),
+    C(lambda: E.gaussian_log_likelihood([1.0], "a", 1.0), r"mu must be", id="gll-mu-str"),
+    C(lambda: E.MacKayGaussian(1, 0.0, 1.0), r"N must be an integer >= 2", id="mg-N-1"),
+    C(lambda: E.MacKayGaussian(2.5, 0.0, 1.0), r"N must be an integer", id="mg-N-float"),
+    C(lambda: E.MacKayGaussian(5, np.nan, 1.0), r"xbar must be a finite number", id="mg-xbar"),
+    C(lambda: E.MacKayGaussian(5, 0.0, -1.0), r"S must be a finite number > 0", id="mg-S"),
+    C(lambda: E.MacKayGaussian(5, 0.0, "1"), r"S must be a finite number > 0", id="mg-S-str"),
+    C(lambda: E.MacKayGaussian.from_data([1.0, 1.0]), r"x must not have all points equal", id="mg-from-equal"),
+    C(lambda: E.MacKayGaussian.from_data("ab"), r"x must be", id="mg-from-str"),
+    C(lambda: E.MACKAY_FIG1.conditional_mu(0.0), r"sigma must be a finite number > 0", id="mg-cond"),
+    C(lambda: E.MACKAY_FIG1.posterior_grid(n_mu=2), r"n_mu must be an integer in \[3, 5001\]", id="mg-grid-n"),
+    C(lambda: E.MACKAY_FIG1.posterior_grid(mu_lim=(1.0, 0.0)), r"mu_lim must be two finite numbers", id="mg-grid-lim"),
+    C(lambda: E.MACKAY_FIG1.free_energy(np.nan, 1.0, 1.0, 1.0), r"m must be finite", id="mg-fe-m"),
+    C(lambda: E.MACKAY_FIG1.free_energy(0.0, 1.0, -1.0, 1.0), r"b must be a finite number > 0", id="mg-fe-b"),
+    C(lambda: E.MACKAY_FIG1.ensemble_iterations(-1.0, 5), r"beta0 must be a finite number > 0", id="mg-ens-beta0"),
+    C(lambda: E.MACKAY_FIG1.ensemble_iterations(1.0, -1), r"n_iter must be an integer", id="mg-ens-niter"),
+    C(lambda: E.MACKAY_FIG1.conjugate_iterations(1.0, 5, mu0=np.nan), r"mu0 must be finite", id="mg-conj-mu0"),
+    C(lambda: E.MACKAY_FIG1.default_limits(mass=0.7), r"mass must be in \(0, 0.5\]", id="mg-mass"),
+    C(lambda: E.MACKAY_FIG1.update_mu(-1.0), r"beta_bar must be a finite number > 0", id="mg-update-mu"),
+    C(lambda: E.MACKAY_FIG1.update_sigma(0.0, 0.0), r"sigma_mu2 must be a finite number > 0", id="mg-update-sigma"),
+    # --- Laplace and KL fits
+    C(lambda: E.laplace_fit(None), r"post must be a posterior", id="laplace-post"),
+    C(lambda: E.laplace_fit(toy(), start="ab"), r"start must be", id="laplace-start-str"),
+    C(lambda: E.laplace_fit(toy(), start=[0.0, 1.0, 2.0]), r"start must have shape \(2,\)", id="laplace-start-shape"),
+    C(lambda: E.laplace_fit(toy(), quadrant=(1,)), r"quadrant must be a pair of signs", id="laplace-quadrant"),
+    C(lambda: E.laplace_fit(toy(), compute_kl="yes"), r"compute_kl must be True or False", id="laplace-compute-kl"),
+    C(lambda: E.kl_fit(toy(), "bogus"), r"family must be one of", id="kl-family"),
+    C(lambda: E.kl_fit(toy(), None), r"family must be one of", id="kl-family-none"),
+    C(lambda: E.kl_fit(toy(), "factor", rank=2), r"rank must be an integer in \[0, 1\]", id="kl-rank"),
+    C(lambda: E.kl_fit(toy(), "full", gtol=-1), r"gtol must be a finite number > 0", id="kl-gtol-neg"),
+    C(lambda: E.kl_fit(toy(), "full", gtol=np.nan), r"gtol must be a finite number > 0", id="kl-gtol-nan"),
+    C(lambda: E.kl_fit(toy(), "full", gtol="1e-6"), r"gtol must be a finite number > 0", id="kl-gtol-str"),
+    C(lambda: E.kl_fit(toy(), "full", gtol=-1, maxiter=0), r"gtol must be a finite number > 0", id="kl-gtol-maxiter"),
+    C(lambda: E.kl_fit(toy(), "full", maxiter=0), r"maxiter must be an integer in \[1, 100000\]", id="kl-maxiter-0"),
+    C(lambda: E.kl_fit(toy(), "full", maxiter=1.5), r"maxiter must be an integer", id="kl-maxiter-float"),
+    C(lambda: E.kl_fit(None, "full"), r"post must be a posterior", id="kl-post-none"),
+    C(lambda: E.kl_fit(toy(), "full", init="abc"), r"init must be a list of \(mean, cov\) pairs", id="kl-init-str"),
+    C(lambda: E.kl_fit(toy(), "full", init=[]), r"init must hold at least one", id="kl-init-empty"),
+    C(lambda: E.kl_fit(toy(), "full", init=[(M2, np.eye(3))]), r"init\[0\] cov must have shape \(2, 2\)", id="kl-init-shape"),
+    C(lambda: E.kl_fit(toy(), "full", init=[(M2,)]), r"init\[0\] must be a \(mean, cov\) pair", id="kl-init-pair"),
+    C(lambda: E.kl_fit(toy(), "full", symmetric="yes"), r"symmetric must be True or False", id="kl-symmetric"),
+    C(lambda: E.kl_fit(toy(), "full", callback=5), r"callback must be callable", id="kl-callback"),
+    C(lambda: E.fit_all(toy(), rank=2), r"rank must be an integer in \[0, 1\]", id="fit-all-rank"),
+    C(lambda: E.fit_all(toy(), rank="1"), r"rank must be an integer", id="fit-all-rank-str"),
+    C(lambda: E.fit_all(lin()), r"post must be a ToyPosterior", id="fit-all-post"),
+    # --- hyperparameters and evidence
+    C(lambda: E.GammaHyperprior(a=-1), r"a must be a finite number > 0", id="gamma-a"),
+    C(lambda: E.GammaHyperprior(b=np.nan), r"b must be a finite number > 0", id="gamma-b"),
+    C(lambda: E.GammaHyperprior(c="x"), r"c must be a finite number > 0", id="gamma-c"),
+    C(lambda: E.GammaHyperprior(d=True), r"d must be a finite number > 0", id="gamma-d"),
+    C(lambda: E.fit_hyperparameters(toy(), prior="x"), r"prior must be a GammaHyperprior", id="fh-prior"),
+    C(lambda: E.fit_hyperparameters(toy(), family="bogus"), r"family must be one of", id="fh-family"),
+    C(lambda: E.fit_hyperparameters(toy(), rank=5), r"rank must be", id="fh-rank"),
+    C(lambda: E.fit_hyperparameters(toy(), tol=0), r"tol must be a finite number > 0", id="fh-tol"),
+    C(lambda: E.fit_hyperparameters(toy(), max_iter=0), r"max_iter must be an integer", id="fh-maxiter"),
+    C(lambda: E.fit_hyperparameters(None), r"post must be a posterior", id="fh-post"),
+    C(lambda: E.fit_hyperparameters(toy(), init=("ab", C2)), r"init mean must be", id="fh-init"),
+    C(lambda: E.gamma_updates(toy(), [0.0], C2, BP), r"mean must have shape \(2,\)", id="gu-mean"),
+    C(lambda: E.gamma_updates(toy(), M2, C2, "x"), r"prior must be a GammaHyperprior", id="gu-prior"),
+    C(lambda: E.full_bound(toy(), M2, C2, "R", "S", BP), r"R must be a GammaPosterior", id="fb-R"),
+    C(lambda: E.evidence_reestimation(toy(), alpha0=-1), r"alpha0 must be a finite number > 0", id="ev-alpha0"),
+    C(lambda: E.evidence_reestimation(toy(), beta0=np.nan), r"beta0 must be a finite number > 0", id="ev-beta0"),
+    C(lambda: E.evidence_reestimation(toy(), tol=0), r"tol must be a finite number > 0", id="ev-tol"),
+    C(lambda: E.evidence_reestimation(toy(), max_iter=0), r"max_iter must be an integer", id="ev-maxiter"),
+    C(lambda: E.evidence_reestimation(toy(), symmetry_factor=0), r"symmetry_factor must be an integer", id="ev-sym"),
+    C(lambda: E.evidence_reestimation(toy(), limits=(1.0, 0.1)), r"limits must be a pair", id="ev-limits"),
+    C(lambda: E.evidence_reestimation(toy(), limits=(1e-300, 1e300)), r"limits must lie within \[1e-08, 1e\+08\]", id="ev-limits-wide"),
+    C(lambda: E.evidence_reestimation(toy(), start=[1.0]), r"start must have shape \(2,\)", id="ev-start"),
+    C(lambda: E.evidence_reestimation(toy(), exact="no"), r"exact must be True or False", id="ev-exact"),
+    C(lambda: E.evidence_reestimation(None), r"post must be a posterior", id="ev-post"),
+    C(lambda: E.evidence_grid(toy(), [0.0, 1.0], [0.0, 1.0, 2.0]), r"log_alpha must have at least 3", id="eg-short"),
+    C(lambda: E.evidence_grid(toy(), [0.0, 2.0, 1.0], [0.0, 1.0, 2.0]), r"log_alpha must be strictly increasing", id="eg-order"),
+    C(lambda: E.evidence_grid(toy(), [0.0, 1.0, 2.0], [0.0, np.nan, 2.0]), r"log_beta must contain only finite", id="eg-nan"),
+    C(lambda: E.evidence_grid(toy(), [0.0, 1.0, 50.0], [0.0, 1.0, 2.0]), r"log_alpha must lie within", id="eg-range"),
+    C(lambda: E.evidence_grid(toy(), [0.0, 1.0, 2.0], [0.0, 1.0, 2.0], refine=None), r"refine must be True or False", id="eg-refine"),
+    C(lambda: E.laplace_evidence(toy(), symmetry_factor=0), r"symmetry_factor must be an integer", id="le-sym"),
+    C(lambda: E.laplace_evidence(toy(), start="ab"), r"start must be", id="le-start"),
+    # --- network fits
+    C(lambda: E.CollapsedBound(net(), "x"), r"prior must be a GammaHyperprior", id="cb-prior"),
+    C(lambda: E.CollapsedBound(None, BP), r"post must be a posterior", id="cb-post"),
+    C(lambda: E.fit_ensemble(net(), family="bogus"), r"family must be one of", id="fe-family"),
+    C(lambda: E.fit_ensemble(net(), gtol=-1), r"gtol must be a finite number > 0", id="fe-gtol"),
+    C(lambda: E.fit_ensemble(net(), maxiter=0), r"maxiter must be an integer", id="fe-maxiter"),
+    C(lambda: E.fit_ensemble(net(), prior="x"), r"prior must be a GammaHyperprior", id="fe-prior"),
+    C(lambda: E.fit_ensemble(None), r"post must be a posterior", id="fe-post"),
+    C(lambda: E.fit_ensemble(net(), rank=99, family="factor"), r"rank must be an integer", id="fe-rank"),
+    C(lambda: E.fit_family(None), r"target must be a posterior", id="ff-target"),
+    C(lambda: E.fit_family(lin(), family="bogus"), r"family must be one of", id="ff-family"),
+    C(lambda: E.fit_family(lin(), gtol=0), r"gtol must be a finite number > 0", id="ff-gtol"),
+    C(lambda: E.fit_family(lin(), maxiter=0), r"maxiter must be an integer", id="ff-maxiter"),
+    C(lambda: E.fit_family(lin(), callback="cb"), r"callback must be callable", id="ff-callback"),
+    C(lambda: E.fit_family(lin(), init=[(M2, NOT_PD)]), r"init\[0\] cov must be positive definite", id="ff-init"),
+    C(lambda: E.fit_evidence(net(), None), r"rng must be a numpy.random.Generator", id="fev-rng"),
+    C(lambda: E.fit_evidence(net(), RS), r"rng must be a numpy.random.Generator", id="fev-rng-legacy"),
+    C(lambda: E.fit_evidence(net(), np.random.default_rng(0), n_restarts=0), r"n_restarts must be an integer in \[1, 100\]", id="fev-restarts"),
+    C(lambda: E.fit_evidence(net(), np.random.default_rng(0), alpha0=0), r"alpha0 must be a finite number > 0", id="fev-alpha0"),
+    C(lambda: E.fit_evidence(net(), np.random.default_rng(0), tol=-1), r"tol must be a finite number > 0", id="fev-tol"),
+    C(lambda: E.fit_evidence(net(), np.random.default_rng(0), max_iter=0), r"max_iter must be an integer", id="fev-maxiter"),
+    C(lambda: E.fit_evidence(None, np.random.default_rng(0)), r"post must be a posterior", id="fev-post"),
+    C(lambda: E.laplace_error_bars(net(), W(), NC(), -1, net_data()[0]), r"beta must be a finite number > 0", id="leb-beta"),
+    C(lambda: E.laplace_error_bars(net(), W(), -NC(), 1, net_data()[0]), r"hessian must be positive definite", id="leb-hess"),
+    C(lambda: E.laplace_error_bars(net(), W(), NC(), 1, [1.0, 2.0]), r"X must be a 2-D array", id="leb-X"),
+    # --- SVI (inference/svi.py)
+    C(lambda: E.svi_fit(toy(), rng=None), r"rng must be a numpy.random.Generator", id="svi-rng"),
+    C(lambda: E.svi_fit(toy(), rng=RS), r"rng must be a numpy.random.Generator", id="svi-rng-legacy"),
+    C(lambda: E.svi_fit(toy(), "bogus", rng=np.random.default_rng(0)), r"family must be one of", id="svi-family"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), n_samples=0), r"n_samples must be an integer", id="svi-nsamples"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), step_size=0), r"step_size must be a finite number > 0", id="svi-step-0"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), step_size=2.0), r"step_size must be in \(0, 1\]", id="svi-step-big"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), schedule="x"), r"schedule must be one of", id="svi-schedule"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), n_iter=0), r"n_iter must be an integer", id="svi-niter"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), tau=-1), r"tau must be a finite number > 0", id="svi-tau"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), kappa=0.3), r"kappa must be in \(0.5, 1\]", id="svi-kappa"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), kl_every=0), r"kl_every must be an integer", id="svi-klevery"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), init=(M2, NOT_PD)), r"cov must be positive definite", id="svi-init"),
+    C(lambda: E.svi_fit(toy(), rng=np.random.default_rng(0), init="ab"), r"init must be a \(mean, cov\) pair", id="svi-init-str"),
+    C(lambda: E.svi_fit(None, rng=np.random.default_rng(0)), r"post must be a posterior", id="svi-post"),
+    C(lambda: svi_history().tail_kl(fraction=0), r"fraction must be a finite number > 0", id="svi-tail"),
+    C(lambda: E.reparam_gradient(toy(), "full", np.zeros(5), np.zeros((1, 2))), r"fam must be a CovarianceFamily", id="rg-fam"),
+    C(lambda: E.reparam_gradient(toy(), FULL, np.zeros(3), np.zeros((1, 2))), r"theta must have shape \(5,\)", id="rg-theta"),
+    C(lambda: E.reparam_gradient(toy(), FULL, np.zeros(5), np.zeros((1, 3))), r"eps must have shape \(S, 2\)", id="rg-eps"),
+    C(lambda: E.reparam_gradient(toy(), FULL, np.zeros(5), "ab"), r"eps must be", id="rg-eps-str"),
+    C(lambda: svi.step_sizes(0.1, "decaying", 10, tau=np.inf), r"tau must be a finite number > 0", id="svi-steps-tau"),
+    # --- pruning and the family search
+    C(lambda: pruning.unit_usage(W(), NC(), net_data()[0], 2, threshold=2.0), r"threshold must lie in \(0, 1\)", id="prune-threshold"),
+    C(lambda: pruning.unit_usage(W()[:4], NC(), net_data()[0], 2), r"mean must have length", id="prune-mean"),
+    C(lambda: family_search.fit_families(lin(), BP, [("a", M2, C2)], family_search.families(), rng=None),
+      r"rng must be a numpy.random.Generator", id="fs-rng"),
+    C(lambda: family_search.fit_families(lin(), BP, [], family_search.families(), rng=np.random.default_rng(0)),
+      r"starts must hold at least one", id="fs-starts"),
+    C(lambda: family_search.families(ranks=(0,)), r"ranks must be", id="fs-ranks"),
+    C(lambda: family_search.families(ranks="1"), r"ranks must be", id="fs-ranks-str"),
+    # --- studies: data sets and Table 1
+    C(lambda: datasets.train_test_split_standardised([1.0, 2.0, 3.0], [1, 2, 3], 2, np.random.default_rng(0)),
+      r"X must be a 2-D array", id="split-X-1d"),
+    C(lambda: datasets.train_test_split_standardised(split()[0], split()[1][:5], 10, np.random.default_rng(0)),
+      r"y must have length N = 20", id="split-y-len"),
+    C(lambda: datasets.train_test_split_standardised(*split(), 1, np.random.default_rng(0)),
+      r"n_train must be an integer in \[2, 19\]", id="split-ntrain-1"),
+    C(lambda: datasets.train_test_split_standardised(*split(), 20, np.random.default_rng(0)),
+      r"n_train must be an integer in \[2, 19\]", id="split-ntrain-N"),
+    C(lambda: datasets.train_test_split_standardised(*split(), 10, None), r"rng must be a numpy.random.Generator", id="split-rng"),
+    C(lambda: datasets.train_test_split_standardised(*split(), 10, 0), r"rng must be a numpy.random.Generator", id="split-rng-int"),
+    C(lambda: datasets.train_test_split_standardised(split()[0] * HUGE, split()[1], 10, np.random.default_rng(0)),
+      r"X is too large", id="split-X-overflow"),
+    C(lambda: datasets.train_test_split_standardised(split()[0], split()[1] * HUGE, 10, np.random.default_rng(0)),
+      r"y is too large", id="split-y-overflow"),
+    C(lambda: datasets.train_test_split_standardised(split()[0], ["a"] * 20, 10, np.random.default_rng(0)),
+      r"y must be", id="split-y-str"),
+    C(lambda: datasets.load_boston(path="/nonexistent/boston.csv"), r"path must name an existing file", id="boston-path"),
+    C(lambda: datasets.load_boston(path=5), r"path must be", id="boston-path-int"),
+    C(lambda: table1.TableConfig(n_train=1), r"n_train must be an integer >= 2", id="cfg-ntrain"),
+    C(lambda: table1.TableConfig(gtol=-1), r"gtol must be a finite number > 0", id="cfg-gtol"),
+    C(lambda: table1.TableConfig(maxiter=0), r"maxiter must be an integer", id="cfg-maxiter"),
+    C(lambda: table1.TableConfig(n_restarts=0), r"n_restarts must be an integer in \[1, 100\]", id="cfg-restarts"),
+    C(lambda: table1.TableConfig(prior="x"), r"prior must be a GammaHyperprior", id="cfg-prior"),
+    C(lambda: table1.TableConfig(ranks=(0,)), r"ranks must be an integer", id="cfg-ranks"),
+    C(lambda: table1.TableConfig(ranks=1), r"ranks must be", id="cfg-ranks-int"),
+    C(lambda: table1.TableConfig(full="yes"), r"full must be True or False", id="cfg-full"),
+    C(lambda: table1.TableConfig(seed=-1), r"seed must be an integer >= 0", id="cfg-seed"),
+    C(lambda: table1.load_dataset("x"), r"dataset must be one of", id="t1-dataset"),
+    C(lambda: table1.load_dataset(None), r"dataset must be one of", id="t1-dataset-none"),
+    C(lambda: table1.load_table("x"), r"name must be one of", id="t1-load-table"),
+    C(lambda: table1.make_split(*split(), "cfg"), r"config must be a TableConfig", id="t1-split-config"),
+    C(lambda: table1.make_split(*split(), table1.TableConfig(n_train=10), index=-1), r"index must be an integer", id="t1-split-index"),
+    C(lambda: table1.run_tables(config=table1.TableConfig(), n_jobs=0), r"n_jobs must be an integer", id="t1-njobs"),
+    C(lambda: table1.mean_se("abc"), r"values must be", id="t1-mean-se"),
+    C(lambda: table1.mean_se([1.0, "a"]), r"values must be", id="t1-mean-se-entry"),
+    C(lambda: table1.paired_difference(_result(), "a", "zz"), r"method must be one of", id="t1-paired"),
+    C(lambda: table1.summarise("abc"), r"splits must be", id="t1-summarise"),
+    # --- plot helpers (ui/plotting.py)
+    C(lambda: plotting.plot_posterior_contours(_ax(), _tiny_grid(np.full((5, 5), np.nan))), r"grid.log_density must contain", id="plot-contours-nan"),
+    C(lambda: plotting.plot_posterior_contours(_ax(), "grid"), r"grid must be a PosteriorGrid", id="plot-contours-grid"),
+    C(lambda: plotting.plot_posterior_contours(_ax(), toy().grid(n=5), levels=0), r"levels must be an integer", id="plot-contours-levels"),
+    C(lambda: plotting.plot_gaussian_ellipses(_ax(), [np.nan, 0.0], C2), r"mean must be finite", id="plot-ell-mean"),
+    C(lambda: plotting.plot_gaussian_ellipses(_ax(), M2, NOT_PD), r"cov must be positive definite", id="plot-ell-cov"),
+    C(lambda: plotting.plot_gaussian_ellipses(_ax(), M2, C2, n_sigmas=(1, -2)), r"n_sigmas must be", id="plot-ell-nsig"),
+    C(lambda: plotting.update_gaussian_ellipses([], [np.inf, 0.0], C2), r"mean must be finite", id="plot-upd-mean"),
+    C(lambda: plotting.annotate_kl(_ax(), {"full": np.nan}), r"values\['full'\] must be a finite real number", id="plot-kl-nan"),
+    C(lambda: plotting.annotate_kl(_ax(), "abc"), r"values must be a dict", id="plot-kl-dict"),
+    C(lambda: plotting.new_figure(-1, 2), r"width must be a finite number > 0", id="plot-fig-width"),
+    C(lambda: plotting.new_figure(2, np.nan), r"height must be a finite number > 0", id="plot-fig-height"),
+    # --- lessons' public helpers
+    C(lambda: bound.gaussian_from_sliders(0.0, 0.0, 0.1, 0.1, 1.0), r"rho must be in \(-1, 1\)", id="gfs-rho"),
+    C(lambda: bound.gaussian_from_sliders(0.0, 0.0, 0.1, 0.1, "x"), r"rho must be", id="gfs-rho-str"),
+    C(lambda: bound.gaussian_from_sliders(0.0, 0.0, 0.1, 0.1, None), r"rho must be", id="gfs-rho-none"),
+    C(lambda: bound.gaussian_from_sliders("a", 0.0, 0.1, 0.1, 0.0), r"mean_u", id="gfs-mean-str"),
+    C(lambda: bound.gaussian_from_sliders(0.0, 0.0, 0.0, 0.1, 0.0), r"sd_u must be a finite number > 0", id="gfs-sd"),
+    C(lambda: bound.sliders_from_gaussian(M2, NOT_PD), r"cov must be positive definite", id="sfg-cov"),
+    C(lambda: bound.bound_decomposition(toy(), [0.0], C2), r"mean must have shape \(2,\)", id="bd-mean"),
+    C(lambda: bound.bound_decomposition(None, M2, C2), r"post must be a posterior", id="bd-post"),
+    C(lambda: bound.make_toy(alpha=-1), r"alpha must be a finite number > 0", id="make-toy-alpha"),
+    C(lambda: bound.compare_hyperparameters(n_grid=2), r"n_grid must be an integer in \[3, 200\]", id="ch-ngrid"),
+    C(lambda: bound.compare_hyperparameters(log_alpha_range=(np.nan, 1.0)), r"log_alpha_range must be", id="ch-range"),
+    C(lambda: bound.compare_hyperparameters(prior="x"), r"prior must be a GammaHyperprior", id="ch-prior"),
+    C(lambda: networks.demo_data(n=2), r"n must be an integer in \[4, 1000\]", id="demo-n"),
+    C(lambda: networks.demo_data(seed=-1), r"seed must be an integer >= 0", id="demo-seed"),
+    C(lambda: networks.demo_fit([0.0, 1.0], [0.0, 1.0], 2, 1, 1.0, True, rng=None), r"rng must be a numpy.random.Generator",
+      id="demo-fit-rng"),
+    C(lambda: networks.demo_fit([0.0, 1.0], [0.0, 1.0], 2, 1, -1.0, True, rng=np.random.default_rng(0)),
+      r"alpha must be a finite number > 0", id="demo-fit-alpha"),
+    C(lambda: networks.demo_fit([0.0, 1.0], [0.0, 1.0], 2, 1, 1.0, "yes", rng=np.random.default_rng(0)),
+      r"adapt must be True or False", id="demo-fit-adapt"),
+    C(lambda: stochastic_vi.running_mean([1.0, 2.0], fraction=0), r"fraction must be a finite number > 0", id="rm-fraction"),
+    C(lambda: stochastic_vi.running_mean("ab"), r"y must be", id="rm-y"),
+    C(lambda: stochastic_vi.first_within(svi_history(), 0.0, tol=0), r"tol must be a finite number > 0", id="fw-tol"),
+    C(lambda: stochastic_vi.first_within(svi_history(), np.nan, tol=0.1), r"kl_opt must be a finite real number", id="fw-klopt"),
+    C(lambda: stochastic_vi.run_comparison(rng=None), r"rng must be a numpy.random.Generator", id="rc-rng"),
+    C(lambda: stochastic_vi.exact_fit(toy(), family="bogus"), r"family must be one of", id="ef-family"),
+    C(lambda: toy_posterior.kl_table(seeds=[0], alphas=(-1.0,)), r"alphas must", id="kl-table-alphas"),
+    C(lambda: toy_posterior.kl_table(seeds=[-1], alphas=(1.0,)), r"seed", id="kl-table-seeds"),
+    C(lambda: toy_posterior.fig2_figure(preset={"seed": 0, "alpha": "x"}), r"alpha must be a finite number", id="fig2-preset"),
+    C(lambda: mean_sigma.plot_fig1a(_ax(), n=2), r"n must be an integer", id="fig1a-n"),
+    C(lambda: mean_sigma.plot_fig1a(_ax(), mu_lim=(np.nan, 1.0)), r"mu_lim must be two finite numbers", id="fig1a-lim"),
+    C(lambda: mean_sigma.plot_fig1b(_ax(), sigma_lim=(1.0, -1.0)), r"sigma_lim must be", id="fig1b-lim"),
+    C(lambda: mean_sigma.iterations_figure(beta0=-1.0), r"beta0 must be a finite number > 0", id="iter-fig-beta0"),
+]
+
+
+def test_the_table_has_at_least_150_cases():
+    assert len(CASES) >= 150
+
+
+@pytest.mark.parametrize("call, pattern", CASES)
+def test_a_bad_input_is_refused_with_a_value_error_naming_the_argument(call, pattern):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a fit's convergence warning is not the point here
+        with pytest.raises(ValueError, match=pattern):
+            call()
+
+
+# ---------------------------------------------------------------------------
+# good inputs at the edges of the documented ranges keep working
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("alpha, beta", [(1e-3, 1e-2), (1e-3, 1e4), (1e3, 1e-2), (1e3, 1e4), (1e-8, 1e-8),
+                                         (1e8, 1e8), (1e-8, 1e6), (1e8, 1e-8)])
+def test_alpha_and_beta_at_the_edges_of_the_range_give_a_finite_evidence(alpha, beta):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy's quad may say its tolerance was not reached
+        post = E.ToyPosterior(toy().x, toy().t, alpha, beta)
+        assert math.isfinite(post.log_Z) and math.isfinite(post.log_evidence)
+    assert post.alpha == alpha and post.beta == beta
+
+
+@pytest.mark.parametrize("n_quad", [16, 370, 371, 400, 1000])
+def test_the_toy_accepts_every_documented_number_of_nodes(n_quad):
+    post = E.ToyPosterior(toy().x, toy().t, 1.0, 100.0, n_quad=n_quad)
+    ref = E.ToyPosterior(toy().x, toy().t, 1.0, 100.0, n_quad=96)
+    mean, cov = np.array([0.1, -1.0]), np.diag([0.01, 0.02])
+    assert math.isfinite(post.kl(mean, cov))
+    assert post.kl(mean, cov) == pytest.approx(ref.kl(mean, cov), rel=1e-10)
+
+
+@pytest.mark.parametrize("n", [1, 2, 150, 151, 370, 371, 400, 1000, 2000])
+def test_gauss_hermite_is_finite_and_exact_for_normal_moments_up_to_2000_nodes(n):
+    z, p = E.gauss_hermite(n)
+    assert np.all(np.isfinite(z)) and np.all(np.isfinite(p)) and np.all(p >= 0)
+    assert p.sum() == pytest.approx(1.0, abs=1e-13)
+    for k, moment in [(2, 1.0), (4, 3.0), (6, 15.0), (8, 105.0)]:  # E z^(2m) = (2m − 1)!!
+        if 2 * n - 1 >= k:
+            assert p @ z**k == pytest.approx(moment, rel=1e-12)
+    assert abs(p @ z) < 1e-13 and abs(p @ z**3) < 1e-12  # odd moments vanish
+
+
+@pytest.mark.parametrize("n", [151, 200, 300, 370])
+def test_gauss_hermite_above_150_nodes_agrees_with_numpys_rule_where_that_is_finite(n):
+    from numpy.polynomial.hermite_e import hermegauss
+
+    z_np, p_np = hermegauss(n)
+    z, p = E.gauss_hermite(n)
+    np.testing.assert_allclose(z, z_np, atol=1e-12)
+    np.testing.assert_allclose(p, p_np / p_np.sum(), atol=1e-15)
+
+
+def test_edge_values_of_other_arguments_are_accepted():
+    assert E.ToyPosterior([HUGE ** 0.5 / 1e8], [1.0], 1.0, 1.0).n_data == 1  # |x| = 1e142: squares finite
+    g = toy().grid(n=3, extent=(-1.0, 1.0, -2.0, 2.0))
+    assert np.all(np.isfinite(g.log_density))
+    assert E.gauss_hermite(2000)[0].size == 2000
+    assert E.kl_fit(toy(), "diagonal", maxiter=1, gtol=1e3).family == "diagonal"
+    assert check.precision("alpha", 1e-8) == 1e-8 and check.precision("beta", 1e8) == 1e8
+    cfg = table1.TableConfig(n_train=2, n_restarts=100, maxiter=1)
+    assert cfg.n_restarts == 100
+
+
+# ---------------------------------------------------------------------------
+# panels: a refused value shows in the status line, and the panel still works after
+# ---------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _panel(name):
+    from ensemble_lib.lessons import PANELS
+
+    return PANELS[name][0]()
+
+
+PANEL_CASES = [
+    ("ToyExplorer", "alpha", -1.0, r"alpha must be a finite number > 0"),
+    ("ToyExplorer", "alpha", 1e-300, r"alpha must be in \[1e-08, 1e\+08\]"),
+    ("ToyExplorer", "seed", "x", r"seed must be an integer"),
+    ("EnsemblePanel", "N", 1, r"N must be an integer >= 2"),
+    ("EnsemblePanel", "S", np.nan, r"S must be a finite number > 0"),
+    ("BoundPanel", "sd_u", 0.0, r"sd_u must be a finite number > 0"),
+    ("BoundPanel", "rho", None, r"rho must be"),
+    ("BoundPanel", "mean_u", np.nan, r"mean_u"),
+    ("HyperIterationPanel", "iteration", -1, r"iteration must be an integer"),
+    ("HyperIterationPanel", "method", "bogus", r"method must be"),
+    ("Network1DPanel", "n_hidden", 0, r"n_hidden must be an integer"),
+    ("Network1DPanel", "alpha", "x", r"alpha must be a finite number"),
+    ("SVIExplorer", "step_size", -0.1, r"step_size must be a finite number > 0"),
+    ("SVIExplorer", "family", "bogus", r"family must be one of"),
+    ("SVIExplorer", "schedule", None, r"schedule must be one of"),
+]
+
+
+@pytest.mark.parametrize("name, control, value, pattern", PANEL_CASES,
+                         ids=[f"{p}-{c}-{v!r}" for p, c, v, _ in PANEL_CASES])
+def test_a_panel_refuses_a_bad_control_value_in_its_status_line_and_still_works(name, control, value, pattern,
+                                                                                monkeypatch):
+    import html
+    import re
+
+    panel = _panel(name)
+    good = panel.values()
+    with pytest.raises(ValueError, match=pattern):
+        panel.compute(**{**good, control: value})
+    png, n0 = panel.image.value, panel.n_updates
+    monkeypatch.setattr(panel, "values", lambda: {**good, control: value})
+    assert panel.update() is None
+    status = html.unescape(panel.status.value)
+    assert "Not updated" in status and re.search(pattern, status), status
+    assert panel.last_error.startswith("ValueError") and panel.image.value == png
+    monkeypatch.undo()
+    assert panel.update() is not None
+    assert panel.status.value == "" and panel.last_error is None and panel.n_updates == n0 + 1
+
+
+def test_the_bound_panels_snap_selector_set_to_none_shows_in_the_status_line_and_the_panel_still_works():
+    import html
+
+    panel = _panel("BoundPanel")
+    panel.controls["snap"].value = None  # must not raise out of the change handler
+    status = html.unescape(panel.status.value)
+    assert "Not updated" in status and "snap must be one of" in status, status
+    assert panel.last_error.startswith("ValueError")
+    panel.controls["snap"].value = "laplace"
+    assert panel.status.value == "" and panel.last_error is None
+    assert panel.values()["snap"] == "laplace"
