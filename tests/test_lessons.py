@@ -45,3 +45,22 @@ def test_every_lesson_ends_with_exercises_whose_solutions_are_hidden():
             assert c["metadata"].get("jupyter", {}).get("source_hidden") is True, lesson.notebook
             # no stored answer under the exercise: the student sees it only by running the cell
             assert c["outputs"] == [] and c["execution_count"] is None, lesson.notebook
+
+
+def test_nbval_markers_are_cell_tags_not_comments_a_student_sees():
+    """Cells whose printed numbers nbval compares carry the ``nbval-check-output`` tag.
+
+    A ``# NBVAL_…`` comment would do the same for nbval but shows in the student's code; every
+    notebook keeps at least one checked cell (lesson 4 keeps its nine).
+    """
+    for path in sorted(NB.glob("[0-9][0-9]_*.ipynb")):
+        nb = json.loads(path.read_text())
+        code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        visible = [i for i, c in enumerate(code) if re.search(r"#\s*NBVAL_", "".join(c["source"]))]
+        assert not visible, f"{path.name}: nbval marker comments in code cells {visible}"
+        checked = [c for c in code if "nbval-check-output" in c.get("metadata", {}).get("tags", [])]
+        assert checked, f"{path.name}: no cell has the nbval-check-output tag"
+        assert all(c["outputs"] for c in checked), f"{path.name}: a checked cell has no stored output"
+    lesson4 = json.loads((NB / "04_ensemble_learning_for_networks.ipynb").read_text())
+    assert sum("nbval-check-output" in c.get("metadata", {}).get("tags", [])
+               for c in lesson4["cells"]) == 9
