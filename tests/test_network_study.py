@@ -247,7 +247,7 @@ def test_bad_input_names_the_argument(small):
         nf.fit_ensemble(post, PRIOR, "factor", post.dim, init=[(lap.mean, lap.cov)])
     with pytest.raises(ValueError, match="prior must be a GammaHyperprior"):
         nf.CollapsedBound(post, (1, 2, 3, 4))
-    with pytest.raises(ValueError, match="cov must have shape"):
+    with pytest.raises(ValueError, match="hessian must have shape"):
         nf.laplace_error_bars(post, lap.mean, np.eye(3), 1.0, post.X)
     with pytest.raises(ValueError, match="beta must be a finite number > 0"):
         nf.laplace_error_bars(post, lap.mean, lap.hessian, math.nan, post.X)
