@@ -122,9 +122,9 @@ class ToyPosterior(RegressionPosterior):
     x, t : array_like, shape (N,)
         Inputs and targets (finite, same length ≥ 1).
     alpha : float
-        Prior precision α > 0 (prior N(0, I/α) on (u, v)).
+        Prior precision α in [1e-8, 1e8] (prior N(0, I/α) on (u, v)).
     beta : float
-        Noise precision β > 0 (noise s.d. 1/√β).
+        Noise precision β in [1e-8, 1e8] (noise s.d. 1/√β).
     n_quad : int
         Gauss–Hermite nodes for expectations over u under a narrow Q (16 to
         1000); a Q too broad for them gets a composite rule (:func:`u_rule`).
