@@ -227,3 +227,45 @@ def test_fuzz_fits_are_accurate_nonnegative_and_ordered(problem):
     d, s1, full = fits["diagonal"].kl, fits["factor"].kl, fits["full"].kl
     assert full <= s1 + 1e-9 and s1 <= d + 1e-9
     assert s1 == pytest.approx(full, abs=1e-8)  # factor 1 is the full family in two dimensions
+
+
+# -- ln Z over the whole valid range of the hyperparameters --------------------------------
+
+def log_Z_by_trapezoid(post: ToyPosterior, u_max: float, lg_ref: float, n: int = 400_001) -> float:
+    """ln Z by the trapezoid rule on ``n`` equally spaced u in [0, u_max] (g is even).
+
+    Uses only ``log_marginal_u`` (ln g(u), v integrated in closed form; checked against 2-D
+    quadrature in test_toy.py) — no mode search, no break points, no adaptive rule.
+    """
+    u = np.linspace(0.0, u_max, n)
+    return float(lg_ref + np.log(2.0 * np.trapezoid(np.exp(post.log_marginal_u(u) - lg_ref), u)))
+
+
+@given(problem=toy_problems(), log_alpha=st.floats(-8.0, 8.0), log_beta=st.floats(-8.0, 4.0))
+@settings(max_examples=25)
+def test_log_Z_agrees_with_a_dense_trapezoid_over_the_valid_range(problem, log_alpha, log_beta):
+    """Up to β = 1e4 a 400 001-point trapezoid still resolves the narrowest peak of g(u)."""
+    x, t, _, _ = problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        post = ToyPosterior(x, t, 10.0**log_alpha, 10.0**log_beta)
+        log_Z = post.log_Z
+    # the trapezoid covers the range the library integrates, widened by half
+    u_max = 1.5 * post._u_level(45.0)
+    ref = log_Z_by_trapezoid(post, u_max, post._u_support[1])
+    assert log_Z == pytest.approx(ref, abs=1e-6 * max(1.0, abs(ref) * 1e-9))
+
+
+@given(problem=toy_problems(), log_alpha=st.floats(-8.0, 8.0), log_beta=st.floats(-8.0, 8.0))
+@settings(max_examples=40)
+def test_log_Z_is_finite_and_silent_over_the_whole_valid_range(problem, log_alpha, log_beta):
+    """α, β ∈ [1e-8, 1e8] (the validated range): finite ln Z, no IntegrationWarning.
+
+    At β near 1e8, ln g ~ −10⁹ is known only to ~1e-7 relative round-off; the quadrature asks
+    for that accuracy and no more.
+    """
+    x, t, _, _ = problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        post = ToyPosterior(x, t, 10.0**log_alpha, 10.0**log_beta)
+        assert np.isfinite(post.log_Z) and np.isfinite(post.log_evidence)

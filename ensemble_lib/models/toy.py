@@ -238,45 +238,111 @@ class ToyPosterior(RegressionPosterior):
         )
 
     @cached_property
-    def _u_support(self) -> tuple[float, float, float]:
-        """(u_mode, peak ln g, u_max) on u ≥ 0 (g is even)."""
+    def _u_scan(self) -> tuple[np.ndarray, np.ndarray, list]:
+        """ln g on a grid of u ≥ 0 that resolves every feature, and its refined local maxima.
+
+        g is even and, beyond the rigorous bound ``ln g(u) ≤ ½ ln(2π/α) − αu²/2``, negligible.
+        Its shape comes from the steps of σ(u x_n) at ``|u| ~ 1/|x_n|`` — any scale when the
+        |x_n| differ widely — so the grid is the union of a quadratic one over the whole range
+        and a geometric one (1.3 % steps) from ``10⁻³/max|x|``. Every local maximum of the grid
+        (the 20 highest) is refined by a bounded search between its neighbours, since at large
+        β a peak is far narrower than the grid. Returns ``(grid, ln g, [(u, ln g), …] best
+        first)``.
+        """
         lg0 = float(self.log_marginal_u(0.0))
         cap = 0.5 * (LOG_2PI - np.log(self.alpha))  # ln g(u) ≤ cap − αu²/2
         r0 = np.sqrt(2.0 * (cap - lg0 + _MASS_CUTOFF) / self.alpha)
+        lo = 1e-3 / self._x_max if self._x_max > 0 else r0 * 1e-6
         grid = r0 * np.linspace(0.0, 1.0, 4001) ** 2
+        if lo < r0:
+            grid = np.union1d(grid, np.geomspace(lo, r0, 1 + int(np.ceil(np.log(r0 / lo) / 0.013))))
         lg = self.log_marginal_u(grid)
-        j = int(np.argmax(lg))
-        lo, hi = grid[max(j - 1, 0)], grid[min(j + 1, grid.size - 1)]
-        if hi > lo:
-            res = optimize.minimize_scalar(
-                lambda s: -float(self.log_marginal_u(s)), bounds=(lo, hi), method="bounded",
-                options={"xatol": 1e-10 * max(1.0, hi)},
-            )
-            u_mode, lg_max = float(res.x), float(-res.fun)
-            if lg_max < lg[j]:
-                u_mode, lg_max = float(grid[j]), float(lg[j])
-        else:
-            u_mode, lg_max = float(grid[j]), float(lg[j])
+        inner = np.flatnonzero((lg[1:-1] >= lg[:-2]) & (lg[1:-1] >= lg[2:])) + 1
+        cand = list(inner[np.argsort(-lg[inner])][:20])
+        if lg[0] >= lg[1]:
+            cand.append(0)
+        if lg[-1] >= lg[-2]:
+            cand.append(grid.size - 1)
+        peaks = []
+        for j in cand:
+            lo_u, hi_u = grid[max(j - 1, 0)], grid[min(j + 1, grid.size - 1)]
+            u_best, lg_best = float(grid[j]), float(lg[j])
+            if hi_u > lo_u:
+                res = optimize.minimize_scalar(
+                    lambda s: -float(self.log_marginal_u(s)), bounds=(lo_u, hi_u), method="bounded",
+                    options={"xatol": 1e-12 * max(1.0, hi_u)},
+                )
+                if -res.fun > lg_best:
+                    u_best, lg_best = float(res.x), float(-res.fun)
+            peaks.append((u_best, lg_best))
+        peaks.sort(key=lambda pk: -pk[1])
+        return grid, lg, peaks
+
+    @cached_property
+    def _u_support(self) -> tuple[float, float, float]:
+        """(u_mode, peak ln g, u_max) on u ≥ 0 (g is even)."""
+        grid, _, peaks = self._u_scan
+        u_mode, lg_max = peaks[0]
+        cap = 0.5 * (LOG_2PI - np.log(self.alpha))
         r = np.sqrt(max(2.0 * (cap - lg_max + _MASS_CUTOFF) / self.alpha, 0.0))
         return u_mode, lg_max, float(max(r, u_mode + 1e-9))
 
     def _u_level(self, drop: float) -> float:
         """Largest u ≥ 0 where ln g falls to (peak − drop)."""
-        u_mode, lg_max, r = self._u_support
-        f = lambda s: float(self.log_marginal_u(s)) - (lg_max - drop)  # noqa: E731
+        grid, lg, peaks = self._u_scan
+        _, lg_max, r = self._u_support
+        level = lg_max - drop
+        f = lambda s: float(self.log_marginal_u(s)) - level  # noqa: E731
+        above = [u for u, v in peaks if v > level] + list(grid[lg > level])
+        u_in = max(above)
         if f(r) >= 0.0:
             return r
-        return float(optimize.brentq(f, u_mode, r, xtol=1e-12 * max(1.0, r)))
+        nxt = grid[grid > u_in]
+        u_out = float(nxt[0]) if nxt.size and f(float(nxt[0])) < 0.0 else r
+        return float(optimize.brentq(f, u_in, u_out, xtol=1e-12 * max(1.0, u_out)))
+
+    def _peak_widths(self, u: float, lg_u: float) -> list[float]:
+        """Offsets from a peak of ln g at u to break the integral at: 0 and ±(1, 4, 16) × its width.
+
+        The width on each side is where ln g has dropped by ½ (found by bisection, so a peak
+        narrower than any grid spacing is resolved).
+        """
+        grid, lg, _ = self._u_scan
+        out = [0.0]
+        for side in (1.0, -1.0):
+            f = lambda d: lg_u - float(self.log_marginal_u(u + side * d)) - 0.5  # noqa: E731
+            far = grid[grid > u] - u if side > 0 else u - grid[grid < u]
+            far = far[far > 0]
+            if not far.size:
+                continue
+            reach = float(far.min() if side > 0 else far.min())
+            if f(reach) <= 0.0:
+                continue
+            try:
+                w = optimize.brentq(f, 0.0, reach, xtol=1e-14 * max(1.0, abs(u)))
+            except ValueError:
+                continue
+            out += [side * k * w for k in (1.0, 4.0, 16.0)]
+        return out
 
     @cached_property
     def log_Z(self) -> float:
         """ln Z = ln ∫∫ exp(−βE_D − (α/2)‖w‖²) du dv, by adaptive quadrature of g(u)."""
         u_mode, lg_max, _ = self._u_support
         u_hi = self._u_level(_MASS_CUTOFF)
-        pts = [u_mode] if 0.0 < u_mode < u_hi else None
+        # every peak that carries mass is a break point (at large β they are far narrower than
+        # the interval, and quad would step over them)
+        pts = set()
+        for u, v in self._u_scan[2]:
+            if v > lg_max - _MASS_CUTOFF:
+                pts.update(u + d for d in self._peak_widths(u, v) if 0.0 < u + d < u_hi)
+        # ln g(u) sums terms as large as βT/2 that cancel (a good fit), so it carries a round-off
+        # of ε(βT/2 + |ln g|) and the integrand g/g_max is known only to that relative accuracy:
+        # ask for no more (very large β), and for 1e-11 otherwise
+        epsrel = max(1e-11, 256.0 * np.finfo(float).eps * (0.5 * self.beta * self._T + abs(lg_max)))
         val, _ = integrate.quad(
             lambda s: float(np.exp(self.log_marginal_u(s) - lg_max)),
-            0.0, u_hi, points=pts, epsabs=0.0, epsrel=1e-11, limit=500,
+            0.0, u_hi, points=sorted(pts) or None, epsabs=0.0, epsrel=epsrel, limit=500,
         )
         return float(lg_max + np.log(2.0 * val))
 
