@@ -4,6 +4,9 @@
 #                 alongside the real-browser suite; installs Chromium for the browser tests
 #                 first where it is missing (as root). Writes no tracked file; its wall time goes to
 #                 test-artifacts/make-test-time.json (the benchmark report quotes it)
+#   make test-lowest  the library and notebook tests again, on the lowest versions pyproject.toml
+#                 declares (Python's floor, every dependency at its floor), in .venv-lowest; checks
+#                 that no floor was lifted. CI runs it after `make test` (not part of make test)
 #   make figures  regenerate every file in figures/
 #   make app      serve the notebooks as apps with Voila (open notebooks/00_learning_path.ipynb)
 #   make bench    run the benchmarks and write a dated report to benchmarks/results/, with the last
@@ -25,8 +28,10 @@ CHROMIUM := /usr/bin/chromium
 # pytest-xdist workers for the library and notebook tests: one per core
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 ARTIFACTS := test-artifacts
+# `make test-lowest`'s environment: every direct dependency at the lowest version pyproject.toml allows
+LOWEST := .venv-lowest
 
-.PHONY: setup lab test browser-deps figures app bench clean
+.PHONY: setup lab test test-lowest browser-deps figures app bench clean
 
 setup: $(STAMP)
 
@@ -72,6 +77,29 @@ test: $(STAMP) browser-deps
 	if [ -n "$$failed" ]; then echo "make test FAILED ($${failed# }) after $$secs s"; exit 1; fi; \
 	echo "make test: all passed in $$secs s (recorded in $(ARTIFACTS)/make-test-time.json)"
 
+# The declared floors are the tested ones. uv (from PyPI, installed into the environment it builds)
+# resolves every direct dependency and extra at the lowest version pyproject.toml allows
+# (--resolution lowest-direct; what they pull in at its newest compatible version) into a fresh
+# $(LOWEST) made with $(PYTHON), which must be requires-python's floor (3.11; uv fetches no other
+# Python). The library and notebook tests then run there as in `make test` (every core, loadfile,
+# one BLAS thread per worker), and tests/test_declared_floors.py checks that every direct dependency
+# was installed at exactly its floor. Rebuilt from scratch whenever pyproject.toml changes.
+$(LOWEST)/.installed: pyproject.toml
+	rm -rf $(LOWEST)
+	$(PYTHON) -m venv $(LOWEST)
+	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check 'uv>=0.5'
+	$(LOWEST)/bin/uv pip install --quiet --python $(LOWEST)/bin/python --resolution lowest-direct \
+	  -e '.[lab,test,reference]'
+	touch $@
+
+test-lowest: $(LOWEST)/.installed
+	@echo "== library and notebook tests on the lowest declared versions ($(LOWEST)): pytest-xdist -n $(TEST_JOBS)"
+	@$(LOWEST)/bin/python -c 'import sys; from importlib.metadata import version as v; \
+	  print("   Python", sys.version.split()[0] + ";", ", ".join(p + " " + v(p) for p in \
+	  ("numpy", "scipy", "matplotlib", "scikit-learn", "ipywidgets", "jax", "numpyro", "pytest", "nbval")))'
+	ENSEMBLE_TEST_LOWEST=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	  $(LOWEST)/bin/python -m pytest -m "not browser" -n $(TEST_JOBS) --dist loadfile
+
 # Chromium for the browser tests: installed with apt-get when missing and we are root; otherwise
 # one line says why the browser tests will skip (under CI=true they fail instead). Silent when present.
 browser-deps:
@@ -97,4 +125,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(LOWEST) build *.egg-info
