@@ -8,7 +8,8 @@
 #                 declares (Python's floor, every dependency at its floor), in .venv-lowest; checks
 #                 that no floor was lifted. CI runs it after `make test` (not part of make test)
 #   make figures  regenerate every file in figures/
-#   make app      serve the notebooks as apps with Voila (open notebooks/00_learning_path.ipynb)
+#   make app      serve the notebooks as apps with Voila (open notebooks/00_learning_path.ipynb),
+#                 behind a token as `make lab` is (JUPYTER_TOKEN's, or a generated one it prints)
 #   make bench    run the benchmarks and write a dated report to benchmarks/results/, with the last
 #                 `make test` wall time (BENCH_TEST_TIME=1 make bench: run `make test` first to measure
 #                 it) and the last complete browser run's slider latency report
@@ -116,10 +117,16 @@ figures: $(STAMP)
 	$(BIN)/python -m ensemble_lib.ui.figures
 
 # Voila serves the repository root (open notebooks/); the renderer makes the learning path's
-# ../figures/ thumbnails render (Voila looks markdown images up from its root, not the notebook)
+# ../figures/ thumbnails render (Voila looks markdown images up from its root, not the notebook).
+# The root is given as an absolute path: Voila before 0.5.12 hands a relative one to jupyter_core,
+# whose recent releases refuse it (the file list at / fails with a 500).
+# Like `make lab` it needs a token (Voila's own default is none: anyone who reaches the port could
+# run the notebooks' kernels): JUPYTER_TOKEN's if set, else a generated one that Voila prints in
+# the URL it logs ("Voila is running at: ...?token=..."). The browser Voila opens is not given the
+# token: its login page asks for it. Voila needs no flag to run as root.
 app: $(STAMP)
-	$(BIN)/voila $(NOBROWSER) --port=$(PORT) \
-	  --VoilaExporter.markdown_renderer_class=ensemble_lib.ui.voila.NotebookRelativeImages .
+	$(BIN)/voila $(NOBROWSER) --port=$(PORT) --Voila.auto_token=True \
+	  --VoilaExporter.markdown_renderer_class=ensemble_lib.ui.voila.NotebookRelativeImages '$(CURDIR)'
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
