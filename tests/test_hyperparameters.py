@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import integrate, optimize, stats
+from scipy import integrate, optimize, special, stats
 from scipy.special import gammaln
 from sklearn.linear_model import BayesianRidge
 
@@ -56,10 +56,15 @@ def _kl_quadrature(post, log_Z, mean, cov):
     L = np.linalg.cholesky(cov)
     log_det_L = float(np.log(L[0, 0] * L[1, 1]))
 
+    x, t, beta, alpha = post.x, post.t, post.beta, post.alpha
+    root2 = math.sqrt(2.0)
+
     def f(z2, z1):
-        w = mean + L @ np.array([z1, z2])
+        u = mean[0] + L[0, 0] * z1
+        v = mean[1] + L[1, 0] * z1 + L[1, 1] * z2
         log_q = -0.5 * (z1 * z1 + z2 * z2) - math.log(2 * math.pi) - log_det_L
-        log_p = float(post.log_unnorm(w)) - log_Z
+        r = v * special.erf(u * x / root2) - t  # B&B (4)-(6) written out, not the library's E_D
+        log_p = -0.5 * beta * (r @ r) - 0.5 * alpha * (u * u + v * v) - log_Z
         return math.exp(-0.5 * (z1 * z1 + z2 * z2)) / (2 * math.pi) * (log_q - log_p)
 
     val, err = integrate.dblquad(f, -9, 9, -9, 9, epsabs=1e-11, epsrel=1e-12)

@@ -231,7 +231,7 @@ def test_fuzz_fits_are_accurate_nonnegative_and_ordered(problem):
 
 # -- ln Z over the whole valid range of the hyperparameters --------------------------------
 
-def log_Z_by_trapezoid(post: ToyPosterior, u_max: float, lg_ref: float, n: int = 300_001) -> float:
+def log_Z_by_trapezoid(post: ToyPosterior, u_max: float, lg_ref: float, n: int = 150_001) -> float:
     """ln Z by the trapezoid rule on [0, u_max] (g is even), on a fixed dense grid.
 
     The grid is ``n`` equally spaced points plus ``n`` geometrically spaced ones from
