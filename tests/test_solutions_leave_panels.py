@@ -1,45 +1,61 @@
-"""Exercise solutions never leave a lesson's panels changed (Run All shows each panel as the text describes).
+"""Exercise solutions never leave a lesson's panels changed: the check itself can fail.
 
-Each lesson notebook is run top to bottom (nbclient) with two cells added: one right after every
-cell that displays a panel (``name.widget`` as its last line), which records that panel's control
-values, and one at the end, which compares them with the values after everything (exercise
-solutions included) has run.
+The check runs inside nbval's run of every lesson (the plugin ``tests/_nbval_panels.py``, loaded
+by pyproject.toml's ``addopts``): it records each panel's control values where the panel is shown
+and compares them after the last cell. Here it is run by nbval on two small notebooks: one whose
+"solution" changes a shown panel (it must fail, naming the panel) and one whose solution restores
+it (it must pass).
 """
 
 from __future__ import annotations
 
-import re
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[1-9]_*.ipynb"))
-SHOWN = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\.widget\s*$")
+
+PANEL = """class Control:
+    def __init__(self, value):
+        self.value = value
+
+class Panel:
+    def __init__(self):
+        self.controls = {"alpha": Control(0.2), "seed": Control(25)}
+        self.widget = None
+
+panel = Panel()"""
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_solutions_leave_every_panel_as_it_was_shown(path):
-    nb = nbformat.read(path, as_version=4)
-    cells, names = [], []
-    for cell in nb.cells:
-        cells.append(cell)
-        if cell.cell_type != "code" or not cell.source.strip():
-            continue
-        m = SHOWN.match(cell.source.strip().splitlines()[-1])
-        if m:
-            name = m.group(1)
-            names.append(name)
-            cells.append(nbformat.v4.new_code_cell(
-                f"_shown_{name} = {{k: c.value for k, c in {name}.controls.items()}}"))
-    if not names:
-        pytest.skip(f"{path.name} displays no panel")
-    checks = "\n".join(
-        f"_now = {{k: c.value for k, c in {n}.controls.items()}}\n"
-        f"assert _now == _shown_{n}, ('{n} was left changed', _shown_{n}, _now)" for n in names)
-    cells.append(nbformat.v4.new_code_cell(checks))
-    nb.cells = cells
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+def _run_nbval(tmp_path, solution: str) -> subprocess.CompletedProcess:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(PANEL), nbformat.v4.new_code_cell("panel.widget"),
+                nbformat.v4.new_markdown_cell("**Exercise.** Try another α."),
+                nbformat.v4.new_code_cell(solution), nbformat.v4.new_code_cell("print('the end')")]
+    path = tmp_path / "lesson.ipynb"
+    nbformat.write(nb, path)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "_nbval_panels",
+         "--nbval-lax", "--nbval-current-env", "-c", str(tmp_path / "none.ini"), str(path)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={"PYTHONPATH": str(ROOT / "tests"), "PATH": str(Path(sys.executable).parent)},
+    )
+
+
+@pytest.mark.parametrize("restores", [False, True], ids=["solution-changes-panel", "solution-restores"])
+def test_nbval_run_fails_when_a_solution_leaves_a_panel_changed(tmp_path, restores):
+    (tmp_path / "none.ini").write_text("[pytest]\n")
+    solution = "panel.controls['alpha'].value = 2.0"
+    if restores:
+        solution = ("old = panel.controls['alpha'].value\n" + solution
+                    + "\npanel.controls['alpha'].value = old")
+    proc = _run_nbval(tmp_path, solution)
+    out = proc.stdout + proc.stderr
+    if restores:
+        assert proc.returncode == 0, out
+    else:
+        assert proc.returncode == 1, out
+        assert "leaves panel(s) changed" in out and "panel: shown" in out and "2.0" in out, out
