@@ -7,6 +7,7 @@
 #   make test-lowest  the library and notebook tests again, on the lowest versions pyproject.toml
 #                 declares (Python's floor, every dependency at its floor), in .venv-lowest; checks
 #                 that no floor was lifted. CI runs it after `make test` (not part of make test)
+#   make fuzz     the property-based fuzz of the toy with 1000 examples (make test runs 40); CI runs it
 #   make figures  regenerate every file in figures/
 #   make app      serve the notebooks as apps with Voila (open notebooks/00_learning_path.ipynb),
 #                 behind a token as `make lab` is (JUPYTER_TOKEN's, or a generated one it prints)
@@ -32,7 +33,7 @@ ARTIFACTS := test-artifacts
 # `make test-lowest`'s environment: every direct dependency at the lowest version pyproject.toml allows
 LOWEST := .venv-lowest
 
-.PHONY: setup lab test test-lowest browser-deps figures app bench clean
+.PHONY: setup lab test test-lowest fuzz browser-deps figures app bench clean
 
 setup: $(STAMP)
 
@@ -100,6 +101,11 @@ test-lowest: $(LOWEST)/.installed
 	  ("numpy", "scipy", "matplotlib", "scikit-learn", "ipywidgets", "jax", "numpyro", "pytest", "nbval")))'
 	ENSEMBLE_TEST_LOWEST=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	  $(LOWEST)/bin/python -m pytest -m "not browser" -n $(TEST_JOBS) --dist loadfile
+
+# The toy's fuzz over its documented domain (tests/test_toy_properties.py) with 1000 examples,
+# derandomised: the same examples every run
+fuzz: $(STAMP)
+	ENSEMBLE_FUZZ_EXAMPLES=1000 $(BIN)/python -m pytest -q tests/test_toy_properties.py -k fuzz
 
 # Chromium for the browser tests: installed with apt-get when missing and we are root; otherwise
 # one line says why the browser tests will skip (under CI=true they fail instead). Silent when present.
