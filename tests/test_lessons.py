@@ -41,10 +41,14 @@ def test_every_lesson_ends_with_exercises_whose_solutions_are_hidden():
         assert "Exercise" in md and "Summary" in md and "References" in md, lesson.notebook
         solutions = [c for c in nb["cells"] if "solution" in c.get("metadata", {}).get("tags", [])]
         assert 3 <= len(solutions), lesson.notebook
-        for c in solutions:
-            assert c["metadata"].get("jupyter", {}).get("source_hidden") is True, lesson.notebook
+        for number, c in enumerate(solutions, start=1):
+            hidden = c["metadata"].get("jupyter", {})
+            assert hidden.get("source_hidden") is True and hidden.get("outputs_hidden") is True, lesson.notebook
             # no stored answer under the exercise: the student sees it only by running the cell
             assert c["outputs"] == [] and c["execution_count"] is None, lesson.notebook
+            # JupyterLab shows a collapsed cell's first line: it names the exercise and gives nothing away
+            first = "".join(c["source"]).split("\n", 1)[0]
+            assert first == f"# Solution to exercise {number} (run to see it)", (lesson.notebook, first)
 
 
 def test_nbval_markers_are_cell_tags_not_comments_a_student_sees():
