@@ -9,6 +9,8 @@
 #                 that no floor was lifted. CI runs it after `make test` (not part of make test)
 #   make fuzz     the property-based fuzz of the toy with 1000 examples (make test runs 40); CI runs it
 #   make figures  regenerate every file in figures/
+#   make student  student copies of the lessons, each exercise solution replaced by an empty answer
+#                 cell, in build/student/ (STUDENT_DIR=...): notebooks/ and figures/
 #   make app      serve the notebooks as apps with Voila (open notebooks/00_learning_path.ipynb),
 #                 behind a token as `make lab` is (JUPYTER_TOKEN's, or a generated one it prints)
 #   make bench    run the benchmarks and write a dated report to benchmarks/results/, with the last
@@ -33,7 +35,7 @@ ARTIFACTS := test-artifacts
 # `make test-lowest`'s environment: every direct dependency at the lowest version pyproject.toml allows
 LOWEST := .venv-lowest
 
-.PHONY: setup lab test test-lowest fuzz browser-deps figures app bench clean
+.PHONY: setup lab test test-lowest student fuzz browser-deps figures app bench clean
 
 setup: $(STAMP)
 
@@ -121,6 +123,11 @@ browser-deps:
 
 figures: $(STAMP)
 	$(BIN)/python -m ensemble_lib.ui.figures
+
+# The lessons without their solutions (cells tagged `solution`), to hand out (build/ is git-ignored)
+STUDENT_DIR ?= build/student
+student: $(STAMP)
+	$(BIN)/python -m ensemble_lib.ui.student_copies '$(STUDENT_DIR)'
 
 # Voila serves the repository root (open notebooks/); the renderer makes the learning path's
 # ../figures/ thumbnails render (Voila looks markdown images up from its root, not the notebook).
