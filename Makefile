@@ -11,8 +11,8 @@
 #   make figures  regenerate every file in figures/
 #   make student  student copies of the lessons, each exercise solution replaced by an empty answer
 #                 cell, in build/student/ (STUDENT_DIR=...): notebooks/ and figures/
-#   make app      serve the notebooks as apps with Voila (open notebooks/00_learning_path.ipynb),
-#                 behind a token as `make lab` is (JUPYTER_TOKEN's, or a generated one it prints)
+#   make app      serve the lessons as apps with Voila (no code, no solutions); prints the learning
+#                 path's URL, behind a token as `make lab` is (JUPYTER_TOKEN's, or a generated one)
 #   make bench    run the benchmarks and write a dated report to benchmarks/results/, with the last
 #                 `make test` wall time (BENCH_TEST_TIME=1 make bench: run `make test` first to measure
 #                 it) and the last complete browser run's slider latency report
@@ -129,17 +129,24 @@ STUDENT_DIR ?= build/student
 student: $(STAMP)
 	$(BIN)/python -m ensemble_lib.ui.student_copies '$(STUDENT_DIR)'
 
-# Voila serves the repository root (open notebooks/); the renderer makes the learning path's
-# ../figures/ thumbnails render (Voila looks markdown images up from its root, not the notebook).
-# The root is given as an absolute path: Voila before 0.5.12 hands a relative one to jupyter_core,
-# whose recent releases refuse it (the file list at / fails with a 500).
+# Voila serves notebooks/ (its start page lists the lessons, nothing else of the repository) with
+# the settings in voila.json (--Voila.config_file_paths: the repository root, as the browser tests
+# pass it): the exercise solutions (cells tagged `solution`) are left out of the app, and the
+# renderer ensemble_lib.ui.voila.NotebookRelativeImages shows the learning path's ../figures/
+# thumbnails. The root is given as an absolute path: Voila before 0.5.12 hands a relative one to
+# jupyter_core, whose recent releases refuse it (the file list at / fails with a 500).
 # Like `make lab` it needs a token (Voila's own default is none: anyone who reaches the port could
-# run the notebooks' kernels): JUPYTER_TOKEN's if set, else a generated one that Voila prints in
-# the URL it logs ("Voila is running at: ...?token=..."). The browser Voila opens is not given the
-# token: its login page asks for it. Voila needs no flag to run as root.
+# run the notebooks' kernels): JUPYTER_TOKEN's if set, else one generated here and handed to Voila
+# in JUPYTER_TOKEN (--Voila.auto_token reads it); the learning path's URL, with the token, is
+# printed first. The browser Voila opens is not given the token: its login page asks for it.
+# Voila needs no flag to run as root.
 app: $(STAMP)
-	$(BIN)/voila $(NOBROWSER) --port=$(PORT) --Voila.auto_token=True \
-	  --VoilaExporter.markdown_renderer_class=ensemble_lib.ui.voila.NotebookRelativeImages '$(CURDIR)'
+	@if [ -n "$$JUPYTER_TOKEN" ]; then token=$$JUPYTER_TOKEN; shown='<your JUPYTER_TOKEN>'; \
+	else token=$$($(BIN)/python -c 'import secrets; print(secrets.token_hex(24))'); shown=$$token; fi; \
+	echo "The suite as an app: open the learning path at"; \
+	echo "    http://localhost:$(PORT)/voila/render/$(notdir $(FIRST))?token=$$shown"; \
+	JUPYTER_TOKEN=$$token exec $(BIN)/voila $(NOBROWSER) --port=$(PORT) --Voila.auto_token=True \
+	  --Voila.config_file_paths='$(CURDIR)' '$(CURDIR)/notebooks'
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run

@@ -117,11 +117,37 @@ def test_what_make_test_writes_is_git_ignored():
 
 
 def test_the_browser_suite_serves_voila_as_make_app_does():
-    """The markdown renderer the browser suite passes to Voilà is `make app`'s, and it imports."""
+    """`make app` and the browser suite read the same voila.json: solutions removed, a renderer that imports.
+
+    Both serve notebooks/ (Voilà's start page lists only the lessons).
+    """
     import importlib
+    import json
 
     support = _browser_support()
     makefile = (ROOT / "Makefile").read_text()
-    assert f"--VoilaExporter.markdown_renderer_class={support.VOILA_RENDERER}" in makefile
-    module, name = support.VOILA_RENDERER.rsplit(".", 1)
+    assert support.VOILA_CONFIG == ROOT / "voila.json"
+    assert "--Voila.config_file_paths='$(CURDIR)'" in makefile and "'$(CURDIR)/notebooks'" in makefile
+    assert "--Voila.auto_token=True" in makefile
+    config = json.loads(support.VOILA_CONFIG.read_text())
+    assert config["TagRemovePreprocessor"]["remove_cell_tags"] == ["solution"]
+    renderer = config["VoilaExporter"]["markdown_renderer_class"]
+    module, name = renderer.rsplit(".", 1)
     assert isinstance(getattr(importlib.import_module(module), name), type)
+
+
+def test_voila_inlines_the_learning_path_thumbnails_and_nothing_outside_the_suite(tmp_path):
+    """The app serves notebooks/; its ../figures/ images are inlined from disk, other paths are not."""
+    import base64
+
+    from ensemble_lib.ui.voila import inline_image
+
+    notebooks = ROOT / "notebooks"
+    data = inline_image(notebooks, "../figures/toy_fig2.png")
+    assert data.startswith("data:image/png;base64,")
+    assert base64.b64decode(data.split(",", 1)[1]) == (ROOT / "figures" / "toy_fig2.png").read_bytes()
+    outside = tmp_path / "secret.png"
+    outside.write_bytes(b"\x89PNG")
+    for url in ("../figures/missing.png", "../pyproject.toml", "https://example.org/a.png", "/etc/hosts",
+                "data:image/png;base64,AAAA", f"../../{'../' * len(ROOT.parts)}{outside}"):
+        assert inline_image(notebooks, url) is None, url

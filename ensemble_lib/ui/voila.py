@@ -1,34 +1,56 @@
 """Serving the notebooks as apps with Voilà (``make app``): images in markdown cells.
 
-Voilà inlines the images of markdown cells itself, and looks each one up by
-a path relative to its *root* folder, not to the notebook; a path leaving the
-root (``../figures/toy_fig2.png``, as the learning path's thumbnails are
-written so that JupyterLab and GitHub show them) makes it fail to render the
-page at all. :class:`NotebookRelativeImages` resolves such paths from the
-notebooks' folder, ``notebooks/`` under the root, and leaves an image it
-cannot find as a plain link instead of failing the page. ``make app`` serves
-the repository root with it::
+``make app`` serves the ``notebooks/`` folder, so Voilà's start page lists the
+lessons and nothing else of the repository. Its settings live in ``voila.json``
+at the repository root, read by ``make app`` and by the browser tests alike
+(``--Voila.config_file_paths=<repository root>``): this renderer, and the
+removal of the exercise solutions (cells tagged ``solution``) from the app.
 
-    voila --VoilaExporter.markdown_renderer_class=ensemble_lib.ui.voila.NotebookRelativeImages .
+Voilà inlines the images of markdown cells itself, but only files under the
+folder it serves; a path leaving it (``../figures/toy_fig2.png``, as the
+learning path's thumbnails are written so that JupyterLab and GitHub show
+them) makes it fail to render the page at all. :class:`NotebookRelativeImages`
+reads such an image from disk, relative to the notebooks' folder, as long as
+it stays inside the suite (the served folder's parent, where ``figures/``
+is), and inlines it; an image it cannot find is left as a plain link instead
+of failing the page::
+
+    voila --Voila.config_file_paths=. notebooks
 """
 
 from __future__ import annotations
 
-import posixpath
+import base64
+import mimetypes
+from pathlib import Path
 
 from voila.exporter import VoilaMarkdownRenderer
 
-#: the notebooks' folder, relative to the root Voilà serves
-NOTEBOOK_DIR = "notebooks"
+
+def inline_image(root: str | Path, url: str) -> str | None:
+    """``url`` (relative to the served folder ``root``) as a ``data:`` URI, or None.
+
+    None for a remote, absolute or ``data:`` URL, a missing file, a file that
+    is not an image, or a path leaving the suite (``root``'s parent).
+    """
+    if not url or url.startswith(("http://", "https://", "data:", "/")) or ":" in url.split("/")[0]:
+        return None
+    root = Path(root).resolve()
+    path = (root / url).resolve()
+    mime, _ = mimetypes.guess_type(path.name)
+    if not (path.is_file() and root.parent in path.parents and mime and mime.startswith("image/")):
+        return None
+    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
 class NotebookRelativeImages(VoilaMarkdownRenderer):
-    """Voilà's markdown renderer, with image paths taken relative to ``notebooks/``."""
+    """Voilà's markdown renderer, with ``../figures/`` images inlined from disk."""
 
     def image(self, text: str, url: str, title: str | None = None):
-        local = not url.startswith(("http://", "https://", "data:", "/"))
-        path = posixpath.normpath(posixpath.join(NOTEBOOK_DIR, url)) if local else url
+        data = inline_image(self.contents_manager.root_dir, url)
+        if data is not None:
+            return super(VoilaMarkdownRenderer, self).image(text, data, title)
         try:
-            return super().image(text, path, title)
+            return super().image(text, url, title)
         except Exception:  # noqa: BLE001 - a missing image must not stop the page rendering
             return super(VoilaMarkdownRenderer, self).image(text, url, title)

@@ -60,8 +60,8 @@ PARTIAL_RUN = None  # replaced by a pytest.StashKey in conftest
 LATENCY: list[dict] = []
 
 CHROMIUM = Path("/usr/bin/chromium")
-# what `make app` passes to Voilà so markdown images relative to notebooks/ render
-VOILA_RENDERER = "ensemble_lib.ui.voila.NotebookRelativeImages"
+# the Voilà settings `make app` and the browser tests use (solutions removed, markdown images)
+VOILA_CONFIG = ROOT / "voila.json"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -373,6 +373,39 @@ def plain_text_widgets(page) -> list[str]:
         .filter(t => /^(VBox|HBox|Box|interactive|IntSlider|FloatSlider|FloatLogSlider|Image|Dropdown|Output|ProgressBar)\(/m.test(t)
                      || /Error displaying widget|Error rendering widget|model not found/i.test(t))
         .map(t => t.slice(0, 200))""")  # noqa: E501 (one JavaScript regex literal)
+
+
+# Display maths that did not render, in markdown cells once MathJax (3, in JupyterLab 4 and Voilà 0.5)
+# has typeset them: its error nodes (a TeX error such as two \tag in one display), and TeX left as
+# visible text ($…$, $$…$$ or a \command outside code) once rendered maths, code and scripts are
+# taken out of a copy of the cell.
+JS_MATH_PROBLEMS = r"""() => {
+  const out = [];
+  for (const e of document.querySelectorAll('mjx-merror, .MathJax_Error, .mjx-merror')) {
+    const cell = e.closest('.jp-Cell');
+    out.push('MathJax error: ' + (e.getAttribute('data-mjx-error') || e.textContent || '').slice(0, 160)
+             + (cell ? ' in: ' + (cell.innerText || '').slice(0, 80) : ''));
+  }
+  for (const md of document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')) {
+    const c = md.cloneNode(true);
+    c.querySelectorAll('mjx-container, .MathJax, .MathJax_Preview, mjx-assistive-mml, script, code, pre, style')
+      .forEach(x => x.remove());
+    const t = c.textContent || '';
+    const m = t.match(/\$\$[\s\S]+?\$\$|\$[^$\n]+\$|\\(tag|[A-Za-z]{2,})\b/);
+    if (m) out.push('raw TeX on the page: ' + JSON.stringify(m[0].slice(0, 80))
+                    + ' in: ' + (md.innerText || '').slice(0, 80));
+  }
+  return [...new Set(out)];
+}"""
+
+
+def math_problems(page, timeout_ms: int = 20_000) -> list[str]:
+    """Maths in markdown cells that did not render (see JS_MATH_PROBLEMS), after MathJax had time to typeset."""
+    try:
+        page.wait_for_function(f"() => ({JS_MATH_PROBLEMS})().length === 0", timeout=timeout_ms, polling=250)
+    except Exception:  # noqa: BLE001 - report what is still wrong
+        pass
+    return page.evaluate(JS_MATH_PROBLEMS)
 
 
 def open_page(browser, width: int, height: int):

@@ -170,15 +170,18 @@ def lab_server(chromium_path, artifacts, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def voila_server(chromium_path, artifacts, tmp_path_factory):
-    """Voilà (app mode, no browser auto-open) on a free port over a temporary copy of notebooks/ and figures/."""
+    """Voilà as `make app` runs it (no token, no browser auto-open) over a temporary copy of the suite.
+
+    It serves the copy's ``notebooks/`` (``figures/`` beside it) with the repository's
+    ``voila.json`` (solutions removed, the markdown-image renderer), as ``make app`` does.
+    """
     base_dir = tmp_path_factory.mktemp("voila")
     root = S.copy_suite(base_dir / "suite")
 
     def cmd(port):
-        # the same markdown-image renderer as `make app` (the learning path's ../figures thumbnails)
         return [S.bin_path("voila"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-                "--show_tracebacks=True", f"--VoilaExporter.markdown_renderer_class={S.VOILA_RENDERER}",
-                str(root)]
+                "--show_tracebacks=True", f"--Voila.config_file_paths={S.VOILA_CONFIG.parent}",
+                str(root / "notebooks")]
 
     yield from _serve(cmd, S.isolated_jupyter_env(base_dir), artifacts / "voila-server.log", "/",
                       root, "Voilà")

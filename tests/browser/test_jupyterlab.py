@@ -8,7 +8,10 @@ The tests then check, on that live page:
 
 * no cell raised; no widget shows as plain text; the number of panels equals
   the number the notebook displays (coverage rule in ``_support.py``) and no
-  slider/dropdown/figure lies outside a panel;
+  slider/dropdown/figure lies outside a panel; every display equation rendered
+  (no MathJax error, no raw TeX); every exercise solution opens collapsed (code
+  and output) and its code stays collapsed through the run, showing only its
+  neutral first line;
 * every slider of every panel, moved once by a mouse drag and once by a key
   press, gives a new figure (different PNG bytes, not only a new URL) and a
   new readout; every dropdown too;
@@ -64,6 +67,27 @@ JS_CELL_REPORT = """() => {
 }"""
 
 
+# Solution cells (tagged `solution`) that show more than their neutral first line: the code must stay
+# collapsed, and nothing of it but the first line be on the page; with `ran` false (the lesson as
+# opened) the outputs must be collapsed too. (Running a cell expands its outputs: JupyterLab's
+# CodeCell.execute sets outputHidden = false, so after Run All a solution's printout shows.)
+JS_SOLUTIONS_SHOWN = """(ran) => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const out = [];
+  w.content.widgets.forEach((cell, i) => {
+    if (!(cell.model.getMetadata('tags') || []).includes('solution')) return;
+    const lines = cell.model.sharedModel.getSource().split('\\n').slice(1).map(l => l.trim())
+      .filter(l => l.length > 12);
+    const text = cell.node.innerText || '';
+    const shown = lines.filter(l => text.includes(l));
+    if (!cell.inputHidden || !(ran || cell.outputHidden) || shown.length)
+      out.push(`cell ${i}: input hidden ${cell.inputHidden}, outputs hidden ${cell.outputHidden}`
+               + (shown.length ? `, shows ${JSON.stringify(shown[0].slice(0, 60))}` : ''));
+  });
+  return out;
+}"""
+
+
 @pytest.fixture(scope="module", params=S.notebooks(), ids=lambda p: p.stem)
 def notebook(request, browser, lab_server, artifacts, panel_classes):
     """A live JupyterLab page with the notebook run top to bottom."""
@@ -79,6 +103,7 @@ def notebook(request, browser, lab_server, artifacts, panel_classes):
         page.goto(f"{lab_server.base}/lab/tree/notebooks/{quote(nb.name)}?reset", timeout=S.PAGE_LOAD_MS)
         page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=S.PAGE_LOAD_MS)
         page.wait_for_function(JS_APP_READY, timeout=S.PAGE_LOAD_MS)
+        info["solutions_on_open"] = page.evaluate(JS_SOLUTIONS_SHOWN, False)
         # Clear the stored outputs first, so "every code cell has a count" means "ran now".
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
@@ -127,6 +152,12 @@ def test_all_cells_run_and_every_widget_renders(notebook):
     assert not stray, f"controls/figures outside any FigurePanel (not exercised by this suite): {stray}"
     broken = S.broken_markdown_images(page)
     assert not broken, f"{notebook['nb'].name}: images in markdown cells that do not load: {broken}"
+    maths = S.math_problems(page)
+    assert not maths, f"{notebook['nb'].name}: display maths that did not render:\n" + "\n".join(maths)
+    on_open = notebook["solutions_on_open"]
+    assert not on_open, f"{notebook['nb'].name}: exercise solutions visible when the lesson opens: {on_open}"
+    shown = page.evaluate(JS_SOLUTIONS_SHOWN, True)
+    assert not shown, f"{notebook['nb'].name}: exercise solutions' code visible after Run All: {shown}"
 
 
 def test_every_slider_moves_by_drag_and_by_keyboard(notebook):

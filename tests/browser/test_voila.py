@@ -1,17 +1,23 @@
 """Every notebook as a Voilà app (code hidden), as a lecturer shows it: it renders, and a slider works.
 
 For each ``notebooks/*.ipynb`` (discovered, not listed) the page
-``/voila/render/notebooks/NAME`` is opened on the ``voila_server`` fixture (Voilà runs
+``/voila/render/NAME`` is opened on the ``voila_server`` fixture (Voilà serves
+``notebooks/`` with the repository's ``voila.json``, as ``make app`` does, and runs
 the whole notebook in a fresh kernel for each visitor). The test waits until
 every FigurePanel the notebook displays has its figure, then checks that no
-cell shows an error or a widget as plain text, and moves the first slider of
-the first panel by one key step: the figure (its pixels) and the readout must
-change, and the panel's status line must show no error. Notebooks without a
-panel (the learning path) must render without error.
+cell shows an error or a widget as plain text, that no exercise solution is on
+the page (cells tagged ``solution`` are removed: one code cell on the page per
+other code cell), that every display equation rendered (no MathJax error, no
+raw TeX), and moves the first slider of the first panel by one key step: the
+figure (its pixels) and the readout must change, and the panel's status line
+must show no error. Notebooks without a panel (the learning path) must render
+without error. With the learning path, Voilà's start page is checked to list
+the lessons and nothing else.
 """
 
 from __future__ import annotations
 
+import json
 import warnings
 from urllib.parse import quote
 
@@ -27,6 +33,38 @@ JS_ERROR_OUTPUTS = r"""() => [...document.querySelectorAll('.jp-OutputArea-outpu
     .filter(t => /Traceback|\w+Error\b|Exception/.test(t))
     .map(t => t.slice(0, 400))"""
 
+#: (cells tagged `solution` on the page, code cells on the page): Voilà names a cell's tags in its classes
+JS_CODE_CELLS = """() => [document.querySelectorAll('.celltag_solution').length,
+                          document.querySelectorAll('.jp-Cell.jp-CodeCell').length]"""
+
+#: the entries of Voilà's start page (a file browser rendered in the page)
+JS_TREE_ENTRIES = """() => [...document.querySelectorAll('.jp-DirListing-itemText')]
+    .map(e => (e.innerText || '').trim()).filter(t => t)"""
+
+
+def _code_cells_without_solutions(nb) -> int:
+    cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+    return sum(c["cell_type"] == "code" and "solution" not in c.get("metadata", {}).get("tags", [])
+               for c in cells)
+
+
+def _start_page_problems(context, base: str, shot) -> list[str]:
+    """Voilà's start page (what `make app` opens) lists the lessons and nothing else of the repository.
+
+    Opened in a page of its own (the start page's console is not the notebook's).
+    """
+    page = context.new_page()
+    page.goto(base + "/", timeout=S.PAGE_LOAD_MS, wait_until="load")
+    lessons = sorted(nb.name for nb in S.notebooks())
+    try:
+        page.wait_for_function(f"() => ({JS_TREE_ENTRIES})().length >= {len(lessons)}", timeout=S.UPDATE_MS)
+    except PlaywrightTimeoutError:
+        pass
+    shown = sorted(page.evaluate(JS_TREE_ENTRIES))
+    page.screenshot(path=str(shot))
+    return [] if shown == lessons else [f"Voilà's start page lists {shown}, not only the lessons {lessons}"]
+
+
 #: the first wait for a Voilà page's panels; then one reload (see the test)
 VOILA_FIRST_TRY_MS = 120_000
 
@@ -40,7 +78,7 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
     log_start = len(voila_server.log_text())
     problems: list[str] = []
     try:
-        url = f"{voila_server.base}/voila/render/notebooks/{quote(nb.name)}"
+        url = f"{voila_server.base}/voila/render/{quote(nb.name)}"
         rendered = ("([sel, n]) => document.querySelectorAll(sel).length >= n && "
                     "[...document.querySelectorAll(sel + ' > .widget-image')]"
                     ".every(i => i.complete && i.naturalWidth > 0)")
@@ -74,6 +112,12 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
         stray = S.stray_controls(page)
         if stray:
             problems.append(f"controls/figures outside any FigurePanel: {stray}")
+        solutions, code_cells = page.evaluate(JS_CODE_CELLS)
+        if solutions or code_cells != _code_cells_without_solutions(nb):
+            problems.append(f"exercise solutions in the app: {solutions} cell(s) tagged solution, "
+                            f"{code_cells} code cells on the page for "
+                            f"{_code_cells_without_solutions(nb)} non-solution code cells")
+        problems += S.math_problems(page)
         visited = 0
         if found:
             panel = S.Panel(page, 0, f"{nb.stem}_p1", shots)
@@ -102,6 +146,8 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
         log = S.server_log_problems(voila_server.log_text()[log_start:])
         if log:
             problems.append("Voilà server/kernel log:\n" + "\n".join(log))
+        if nb == S.notebooks()[0]:  # with the learning path: the start page `make app` opens
+            problems += _start_page_problems(context, voila_server.base, shots / "start_page.png")
         S.VISITED["voila"][nb.name] = visited if not problems else -1
     finally:
         (shots / f"{nb.stem}_console.log").write_text("\n".join(f"{k}: {t}" for k, t in messages) + "\n")
