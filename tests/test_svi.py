@@ -158,6 +158,38 @@ def test_fixed_step_leaves_a_noise_floor_that_decay_removes(post, optimum):
     assert min(fixed) > 2 * max(decay)
 
 
+def test_settling_tells_a_descending_run_from_one_jittering_about_a_level(post):
+    """settling(): a trace still falling is not settled, iid noise about a level is; numbers by hand."""
+    import dataclasses
+
+    h = svi_fit(post, rng=np.random.default_rng(0), step_size=0.05, n_iter=1000, kl_every=10)
+    rng = np.random.default_rng(11)
+    flat = dataclasses.replace(h, kl=2.0 + 0.1 * rng.standard_normal(h.kl.size))
+    falling = dataclasses.replace(h, kl=3.0 - 1e-3 * h.iterations + 0.1 * rng.standard_normal(h.kl.size))
+    s_flat, s_falling = flat.settling(0.5), falling.settling(0.5)
+    assert s_flat.settled and not s_falling.settled
+    # the falling trace drops 0.25 nat per quarter (250 steps); its change is that within 3 s.e.
+    assert abs(s_falling.change + 0.25) < 3 * s_falling.se
+    # by hand: records 500..1000 (51), the first and last 25, five batch means of five records each
+    y = falling.kl[falling.iterations >= 500]
+    first, last = y[:25].reshape(5, 5).mean(axis=1), y[-25:].reshape(5, 5).mean(axis=1)
+    assert s_falling.change == pytest.approx(last.mean() - first.mean(), abs=1e-12)
+    assert s_falling.se == pytest.approx(np.sqrt(first.var(ddof=1) / 5 + last.var(ddof=1) / 5), abs=1e-12)
+    with pytest.raises(ValueError, match="settling needs"):
+        dataclasses.replace(h, iterations=h.iterations[::10], kl=h.kl[::10]).settling(0.5)
+
+
+def test_svi_panel_calls_the_gap_a_noise_floor_only_once_the_run_has_settled():
+    """Lesson 5's readout: at a = 0.01 (1000 steps) the run is still falling, at a = 0.05 it has settled."""
+    panel = svi_lesson.SVIExplorer()
+    gap = "gap to the optimum after 1000 steps"
+    slow = panel.format_readout(panel.compute(0.01, 1, "fixed", "full", 0))
+    settled = panel.format_readout(panel.compute(0.05, 1, "fixed", "full", 0))
+    assert gap in slow and gap in settled
+    assert "no noise floor yet" in slow and "noise floor 0.4478" not in slow
+    assert "yes (" in settled and "noise floor 0.4478" in settled
+
+
 def test_converges_to_the_exact_gaussian_posterior():
     lin = linear_posterior()
     h = svi_fit(lin, "full", rng=np.random.default_rng(4), n_samples=16, step_size=0.03,

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -60,6 +61,19 @@ SVI_FAMILIES = ("full", "diagonal")
 SCHEDULES = ("fixed", "decaying")
 #: Adam's moment decay rates and denominator guard (Kingma & Ba 2015 defaults).
 ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
+
+
+class Settling(NamedTuple):
+    """Has an SVI run stopped descending? (:meth:`SVIHistory.settling`)
+
+    ``change`` = mean recorded KL over the last quarter of the run minus that over the
+    quarter before (nats; negative while the run still descends), ``se`` its standard
+    error (batch means: the records are autocorrelated), ``settled`` = ``change > -2 se``.
+    """
+
+    change: float
+    se: float
+    settled: bool
 
 
 @dataclass(frozen=True)
@@ -108,6 +122,33 @@ class SVIHistory:
         fraction = check.positive("fraction", fraction, upper=1.0)
         keep = self.iterations >= (1.0 - fraction) * self.n_iter
         return float(np.mean(self.kl[keep]))
+
+    def settling(self, fraction: float = 0.5, batches: int = 5) -> Settling:
+        """Whether the run has stopped descending, by a stated test.
+
+        The records of the last ``fraction`` of the run are split into two equal
+        parts (for ``fraction = 0.5``: the third and the last quarter). ``change`` is
+        the mean KL of the second part minus that of the first, and ``se`` its
+        standard error from ``batches`` batch means per part (consecutive records
+        are correlated, so the spread of single records would understate it). The
+        run has *settled* unless its mean KL still fell by more than two standard
+        errors: only then is the gap between :meth:`tail_kl` and the optimum a noise
+        floor rather than the distance still to travel.
+        """
+        fraction = check.positive("fraction", fraction, upper=1.0)
+        batches = check.integer("batches", batches, low=2, high=1000)
+        y = self.kl[self.iterations >= (1.0 - fraction) * self.n_iter]
+        half = y.size // 2
+        if half < 2 * batches:
+            raise ValueError(f"the last {fraction:g} of the run has {y.size} KL records; settling needs at least "
+                             f"{4 * batches} (record more often with kl_every, or use fewer batches)")
+        means, variances = [], []
+        for part in (y[:half], y[-half:]):
+            batch = np.array([b.mean() for b in np.array_split(part, batches)])
+            means.append(batch.mean())
+            variances.append(batch.var(ddof=1) / batches)
+        change, se = float(means[1] - means[0]), float(np.sqrt(sum(variances)))
+        return Settling(change, se, bool(change > -2.0 * se))
 
 
 # ---------------------------------------------------------------------------
@@ -324,6 +365,6 @@ def svi_fit(
 
 
 __all__ = [
-    "SVIHistory", "SVI_FAMILIES", "SCHEDULES", "svi_fit", "reparam_gradient", "toy_grad_batch",
+    "SVIHistory", "Settling", "SVI_FAMILIES", "SCHEDULES", "svi_fit", "reparam_gradient", "toy_grad_batch",
     "grad_log_unnorm_batch", "scale_matrix", "step_sizes", "default_start",
 ]
