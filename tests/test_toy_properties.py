@@ -217,13 +217,16 @@ def test_fuzz_fits_are_accurate_nonnegative_and_ordered(problem):
         warnings.simplefilter("error")  # an IntegrationWarning or KLFitWarning fails the example
         post = ToyPosterior(x, t, alpha, beta)
         fits = {name: kl_fit(post, name) for name in ("diagonal", "factor", "full")}
-        for name, fit in fits.items():
-            assert np.isfinite(fit.kl) and np.isfinite(fit.bound), name
-            assert np.all(np.isfinite(fit.mean)) and np.all(np.isfinite(fit.cov)), name
+        log_evidence = post.log_evidence
+    for name, fit in fits.items():
+        assert np.isfinite(fit.kl) and np.isfinite(fit.bound), name
+        assert np.all(np.isfinite(fit.mean)) and np.all(np.isfinite(fit.cov)), name
+        with warnings.catch_warnings():  # the reference's own quad may note round-off: not ours
+            warnings.simplefilter("ignore")
             ref = kl_by_quad(post, fit.mean, fit.cov)
-            assert fit.kl == pytest.approx(ref, abs=1e-6), name
-            assert ref >= -1e-9, name  # KL ≥ 0, i.e. F ≤ ln P(D), by the independent quadrature
-            assert fit.bound <= post.log_evidence + 1e-9, name
+        assert fit.kl == pytest.approx(ref, abs=1e-6), name
+        assert ref >= -1e-9, name  # KL ≥ 0, i.e. F ≤ ln P(D), by the independent quadrature
+        assert fit.bound <= log_evidence + 1e-9, name
     d, s1, full = fits["diagonal"].kl, fits["factor"].kl, fits["full"].kl
     assert full <= s1 + 1e-9 and s1 <= d + 1e-9
     assert s1 == pytest.approx(full, abs=1e-8)  # factor 1 is the full family in two dimensions

@@ -118,14 +118,18 @@ def kl_objective(post, fam: CovarianceFamily, theta) -> tuple[float, np.ndarray]
     return float(value), g
 
 
-def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6):
+def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6, widths=None):
     """Drive the gradient norm below ``tol`` near the optimum.
 
     Line searches on the objective stall near the optimum, where its change is
     below round-off; steps on the gradient do not. First quasi-Newton steps
     with BFGS's inverse-Hessian estimate (one evaluation each), then, if
     needed, Newton steps with a central-difference Hessian of the exact
-    gradient. A step is kept only if it reduces the gradient norm.
+    gradient. A step is kept only if it reduces the gradient norm (for Newton steps, the norm
+    in coordinates scaled by the Hessian's diagonal). The difference step of
+    parameter i is ``eps·max(1, |θ_i|)``, or ``100·eps·widths[i]`` where ``widths`` gives its
+    scale (a mean's step is a fraction of Q's standard deviation: a very sharp posterior has a
+    mean known to far less than 10⁻⁶).
     """
     n = theta.size
     if hess_inv is not None:
@@ -143,14 +147,23 @@ def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6):
         for i in range(n):
             e = np.zeros(n)
             e[i] = eps * max(1.0, abs(theta[i]))
+            if widths is not None and np.isfinite(widths[i]) and widths[i] > 0:
+                e[i] = min(e[i], 100.0 * eps * widths[i])
             H[:, i] = (fun(theta + e)[1] - fun(theta - e)[1]) / (2.0 * e[i])
         H = 0.5 * (H + H.T)
+        # solve in coordinates scaled by √H_ii: a sharp posterior's mean and a broad one's
+        # variance give a Hessian whose raw condition number would hide the broad directions
+        d = np.sqrt(np.abs(np.diag(H)))
+        d[~(d > 0)] = 1.0
         try:
-            step = np.linalg.lstsq(H, g, rcond=1e-12)[0]
+            step = np.linalg.lstsq(H / np.outer(d, d), g / d, rcond=1e-12)[0] / d
         except np.linalg.LinAlgError:
             break
         f_new, g_new = fun(theta - step)
-        if not np.isfinite(f_new) or np.linalg.norm(g_new) >= np.linalg.norm(g):
+        # judged in the scaled coordinates too: a step that settles a broad direction may leave
+        # a residue in a stiff one that is large in raw units but tiny in its own (the next
+        # Newton step removes it)
+        if not np.isfinite(f_new) or np.linalg.norm(g_new / d) >= np.linalg.norm(g / d):
             break
         theta, g = theta - step, g_new
     return theta, g
@@ -378,7 +391,9 @@ def kl_fit(
     if best is None:
         raise RuntimeError("kl_fit: every start failed (the objective was not finite)")
     if small:
-        theta, g = _newton_polish(fun, best.x, best.jac, gtol, hess_inv=best.hess_inv)
+        k = fam.dim
+        widths = np.concatenate([np.sqrt(np.diag(fam.unpack(best.x)[1])), np.full(fam.n_params - k, np.nan)])
+        theta, g = _newton_polish(fun, best.x, best.jac, gtol, hess_inv=best.hess_inv, widths=widths)
         tol = gtol
     else:
         theta, g = best.x, best.jac
