@@ -302,11 +302,15 @@ def test_fixed_point_beta_bar_equals_the_exact_posterior_mean_of_beta():
 
 
 @pytest.mark.parametrize("beta0", [1e-3, 0.25, 4.0, 1e3])
-def test_F_never_increases_and_KL_is_nonnegative(beta0):
+def test_free_energy_never_increases_so_the_bound_never_decreases_and_KL_is_nonnegative(beta0):
+    """MacKay's free energy (17) is −F, F the lower bound on ln P(D) of the other lessons."""
     for g in (FIG1, MacKayGaussian(2, 3.0, 0.1), MacKayGaussian(40, -1.0, 25.0)):
         run = g.ensemble_iterations(beta0, 30)
-        F = run.free_energy
-        assert np.all(np.diff(F) <= 1e-12 * np.maximum(1.0, np.abs(F[1:])))
+        free = run.free_energy
+        assert np.all(np.diff(free) <= 1e-12 * np.maximum(1.0, np.abs(free[1:])))
+        np.testing.assert_array_equal(run.bound, -free)
+        assert [it.bound for it in run] == list(-free)
+        np.testing.assert_allclose(run.kl, run.log_evidence - run.bound, rtol=0, atol=1e-12 * abs(run.log_evidence))
         assert np.all(run.kl >= 0)
         # half-steps decrease F as well: (Q_mu_k, Q_sigma_k) -> (Q_mu_k, Q_sigma_{k+1}) -> (Q_mu_{k+1}, Q_sigma_{k+1})
         for a, b in zip(run.iterates[:-1], run.iterates[1:]):

@@ -175,9 +175,9 @@ def plot_convergence(ax, run, label: str = "|1/β̄_k − S/(N−1)| / (S/(N−1
 
 
 def plot_kl(ax, run, color=Q_COLOR):
-    """KL(Q_k‖P) = F_k + ln P(D) per sweep (log scale) and its limit."""
+    """KL(Q_k‖P) = ln P(D) − F_k per sweep (log scale) and its limit (F_k: the lower bound)."""
     k = np.arange(len(run))
-    arts = ax.semilogy(k, run.kl, "o-", color=color, ms=3.5, label="KL(Q_k‖P) = F_k + ln P(D)")
+    arts = ax.semilogy(k, run.kl, "o-", color=color, ms=3.5, label="KL(Q_k‖P) = ln P(D) − F_k")
     arts.append(ax.axhline(run[-1].kl, color="0.4", lw=0.8, ls=":", label=f"limit {run[-1].kl:.4g}"))
     ax.set_xlabel("sweep k")
     ax.set_ylabel("KL(Q‖P)  (nats)")
@@ -240,7 +240,7 @@ def iterations_figure(model: MacKayGaussian = FIG1, beta0: float = DEFAULTS["bet
     plot_convergence(axes["e"], run)
     axes["e"].set_title("1/β̄ → S/(N−1): the error shrinks by 1/N per sweep")
     plot_kl(axes["f"], run)
-    axes["f"].set_title("KL(Q‖P) never increases (nor does F)")
+    axes["f"].set_title("KL(Q‖P) never increases (F never decreases)")
     plot_trajectories(axes["g"], model, run, conj)
     axes["g"].set_title("the prior matters: S/(N−1) vs S/N")
     fig.suptitle(f"Separable ensemble Q_μ(μ)Q_σ(σ) for N = {model.N}, x̄ = {model.xbar:g}, "
@@ -303,8 +303,9 @@ class EnsemblePanel(FigurePanel):
     Left: the exact posterior (8)–(9) (grey) with the iterate Q_μQ_σ after k
     sweeps (blue). Middle: relative error of 1/β̄ (log scale) with the
     (1/N)^k line, current k circled. Right: KL(Q_k‖P) per sweep, current k
-    circled, with F_k and ln P(D). The readout lists β̄, 1/β̄, σ_{μ|D}, F, KL
-    and ln P(D) for sweep k, and the limits S/(N−1) and S/N.
+    circled, with F_k and ln P(D). The readout lists β̄, 1/β̄, σ_{μ|D}, the lower
+    bound F (MacKay's free energy is −F), KL and ln P(D) for sweep k, and the
+    limits S/(N−1) and S/N.
     """
 
     #: only the contours, the left plot's axes and title, and the lines and marks are redrawn
@@ -339,7 +340,7 @@ class EnsemblePanel(FigurePanel):
         ax.set_xlim(K_RANGE[0] - 0.5, K_RANGE[1] + 0.5)
         ax.set_ylim(*_KL_YLIM)
         ax.set_xlabel("sweep k")
-        ax.set_title("KL(Q_k‖P) = F_k + ln P(D)")
+        ax.set_title("KL(Q_k‖P) = ln P(D) − F_k")
         self._kl_text = ax.text(0.97, 0.97, "", transform=ax.transAxes, ha="right", va="top", fontsize=8,
                                 bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.85))
         self._lines = [self._err_line, self._ref_line, self._err_mark, self._kl_line, self._kl_mark,
@@ -369,7 +370,7 @@ class EnsemblePanel(FigurePanel):
         self._kl_line.set_data(ks, kl)
         self._kl_mark.set_data([st.it.k], [kl[st.it.k]])
         self._kl_text.set_text(f"k = {st.it.k},  1/N = {st.run.rate:.3g}\nKL = {st.it.kl:.4g}\n"
-                               f"F = {st.it.free_energy:.4g}\nln P(D) = {st.run.log_evidence:.4g}")
+                               f"F = {st.it.bound:.4g}\nln P(D) = {st.run.log_evidence:.4g}")
 
     def format_readout(self, st: EnsembleState) -> str:
         it, m = st.it, st.model
@@ -383,7 +384,7 @@ class EnsemblePanel(FigurePanel):
             ("conjugate 1/β̄_k", f"{1 / st.conjugate[it.k].beta_bar:.6g}"),
             ("Q_μ = Normal(x̄, σ²_(μ|D)): mean x̄", f"{it.m:.6g}"),
             ("σ_(μ|D) = 1/√(Nβ̄_k)", f"{math.sqrt(it.sigma_mu2):.6g}"),
-            ("free energy F_k (MacKay-E (17))", f"{it.free_energy:.6g}"),
+            ("lower bound F_k (MacKay's free energy (17) is −F_k)", f"{it.bound:.6g}"),
             ("KL(Q_k‖P)", f"{it.kl:.6g}"),
             ("ln P(D)", f"{st.run.log_evidence:.6g}"),
         ]

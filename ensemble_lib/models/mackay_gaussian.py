@@ -17,7 +17,8 @@ What is implemented (paper equation → code):
 * the evidence for σ (14): :meth:`MacKayGaussian.log_evidence_sigma`, maximal at σ_{N−1};
 * the marginal posterior of σ (13): :meth:`MacKayGaussian.log_marginal_sigma`;
 * the Student-t marginal of μ (16), normalised: :meth:`MacKayGaussian.marginal_mu`;
-* the separable ensemble Q_μ(μ) Q_σ(σ) of §3, its free energy (17), the
+* the separable ensemble Q_μ(μ) Q_σ(σ) of §3, MacKay's free energy (17) (−F, the
+  negative of the lower bound F of the other lessons), the
   updates (18) and §3.2 and the fixed point (19):
   :meth:`MacKayGaussian.ensemble_iterations`, :meth:`MacKayGaussian.free_energy`,
   :meth:`MacKayGaussian.kl`;
@@ -33,9 +34,11 @@ The improper-prior constant
 With P(μ) = 1/σ_μ and P(σ) = 1/σ the evidence P(D) is defined only up to
 the constant of the improper prior. Throughout we take σ_μ = 1 and
 P(μ, σ) = 1/σ *as a density in (μ, σ)*; in (μ, β) coordinates the same prior
-is P(μ, β) = ½ β⁻¹, and in (μ, ln σ) it is 1. The free energy F (17) and
-ln P(D) use this one constant, so KL(Q‖P) = F + ln P(D) exactly (MacKay's
-sign: F is minimised, F = −ln P(D) + KL).
+is P(μ, β) = ½ β⁻¹, and in (μ, ln σ) it is 1. The free energy (17) and
+ln P(D) use this one constant, so KL(Q‖P) = ln P(D) − F exactly, where F is the
+lower bound on ln P(D) used throughout the suite (Barber & Bishop's F[Q]).
+MacKay's sign is the opposite: his free energy, ``free_energy`` here, is −F =
+−ln P(D) + KL and is minimised; ``bound`` gives F = −``free_energy``.
 
 A unifying view used internally: every prior here has the form
 P̃(μ, β) = e^{log_c} β^k exp(−b₀β − ½λ₀β(μ − μ₀)²). MacKay's prior is
@@ -126,9 +129,10 @@ class EnsembleIterate:
     b, c : float
         Scale and shape of the gamma Q_σ over β (MacKay's eq. (3) convention).
     free_energy : float
-        F(Q), MacKay-E (17), with the module's prior constant.
+        MacKay's free energy (17), with the module's prior constant: −F, the
+        negative of the lower bound F on ln P(D) (see :attr:`bound`).
     kl : float
-        KL(Q‖P(μ, σ | D)) against the exact posterior, = F + ln P(D).
+        KL(Q‖P(μ, σ | D)) against the exact posterior, = ln P(D) − F.
     """
 
     k: int
@@ -139,6 +143,11 @@ class EnsembleIterate:
     c: float
     free_energy: float
     kl: float
+
+    @property
+    def bound(self) -> float:
+        """F(Q) = ln P(D) − KL(Q‖P), the lower bound on ln P(D): MacKay's free energy (17) negated."""
+        return -self.free_energy
 
 
 @dataclass(frozen=True)
@@ -156,7 +165,7 @@ class EnsembleRun:
     rate : float
         The exact contraction factor of the error in 1/β̄ per sweep (1/N for MacKay's prior).
     log_evidence : float
-        ln P(D) under the same prior and constant (so kl = free_energy + log_evidence).
+        ln P(D) under the same prior and constant (so kl = log_evidence − bound = free_energy + log_evidence).
     """
 
     iterates: tuple
@@ -184,6 +193,11 @@ class EnsembleRun:
     @property
     def free_energy(self) -> np.ndarray:
         return np.array([it.free_energy for it in self.iterates])
+
+    @property
+    def bound(self) -> np.ndarray:
+        """F per sweep: the lower bound on ln P(D), MacKay's free energy negated."""
+        return -self.free_energy
 
     @property
     def kl(self) -> np.ndarray:
@@ -255,7 +269,7 @@ def _log_Z(N, xbar, S, p: _Prior) -> float:
 
 
 def _free_energy(N, xbar, S, p: _Prior, m, s2, b, c) -> float:
-    r"""F(Q) = −E_Q[ln P(D|μ,β) P̃(μ,β)] − H[Q] for Q = Normal(m, s2) Γ(β; b, c)."""
+    r"""MacKay's free energy −F(Q) = −E_Q[ln P(D|μ,β) P̃(μ,β)] − H[Q] for Q = Normal(m, s2) Γ(β; b, c)."""
     E_beta = b * c
     E_lnbeta = special.digamma(c) + math.log(b)
     e_resid = S + N * ((m - xbar) ** 2 + s2)
@@ -295,8 +309,8 @@ def _run(N, xbar, S, p: _Prior, beta0, n_iter) -> EnsembleRun:
             b, c = _update_beta(N, xbar, S, p, m, s2)       # Q_sigma given Q_mu  (section 3.2)  # noqa: F821 - set at k = 0
             beta_bar = b * c
         m, s2 = _update_mu(N, xbar, p, beta_bar)            # Q_mu given Q_sigma  (MacKay-E (18))
-        F = _free_energy(N, xbar, S, p, m, s2, b, c)
-        its.append(EnsembleIterate(k, beta_bar, s2, m, b, c, F, F + log_Z))
+        free = _free_energy(N, xbar, S, p, m, s2, b, c)  # MacKay's free energy, −F
+        its.append(EnsembleIterate(k, beta_bar, s2, m, b, c, free, free + log_Z))
     return EnsembleRun(tuple(its), fixed, 1.0 / (2.0 * c), log_Z)
 
 
@@ -469,7 +483,10 @@ class MacKayGaussian:
 
     # -- the separable ensemble, section 3 ------------------------------------
     def free_energy(self, m, sigma_mu2, b, c) -> float:
-        r"""F(Q), MacKay-E (17), for Q = Normal(μ; m, σ²_μ) Γ(β; b, c) under MacKay's priors.
+        r"""MacKay's free energy (MacKay-E (17)), −F(Q), for Q = Normal(μ; m, σ²_μ) Γ(β; b, c) under his priors.
+
+        F is the lower bound on ln P(D) of the other lessons (Barber & Bishop's F[Q]);
+        MacKay minimises its negative, which this method returns.
 
         Parameters
         ----------
@@ -485,11 +502,11 @@ class MacKayGaussian:
         With ⟨β⟩ = bc and ⟨ln β⟩ = ψ(c) + ln b,
 
         .. math::
-            F = \tfrac N2\ln 2\pi - \tfrac{N}{2}\langle\ln\beta\rangle
+            -F = \tfrac N2\ln 2\pi - \tfrac{N}{2}\langle\ln\beta\rangle
                 + \tfrac12\langle\beta\rangle[S + N((m-\bar x)^2 + \sigma_\mu^2)]
                 - \ln\tfrac12 + \langle\ln\beta\rangle - H[Q_\mu] - H[Q_\beta],
 
-        where the prior is P(μ, β) = ½β⁻¹ (the image of 1/σ), so F + ln P(D) = KL(Q‖P).
+        where the prior is P(μ, β) = ½β⁻¹ (the image of 1/σ), so ln P(D) − F = KL(Q‖P).
         """
         m = float(m)
         if not math.isfinite(m):
@@ -500,7 +517,7 @@ class MacKayGaussian:
         return _free_energy(self.N, self.xbar, self.S, _MACKAY_PRIOR, m, s2, b, c)
 
     def kl(self, m, sigma_mu2, b, c) -> float:
-        """KL(Q‖P(μ, σ | D)) = F + ln P(D) for Q = Normal(m, σ²_μ) Γ(β; b, c)."""
+        """KL(Q‖P(μ, σ | D)) = ln P(D) − F for Q = Normal(m, σ²_μ) Γ(β; b, c) (free_energy = −F)."""
         return self.free_energy(m, sigma_mu2, b, c) + self.log_evidence
 
     def update_mu(self, beta_bar):
@@ -543,8 +560,9 @@ class MacKayGaussian:
         -----
         β̄' = b'c' = N/(1/β̄ + S), i.e. in v = 1/β̄ the map is affine,
         v' = (v + S)/N, with fixed point v* = S/(N−1) (19) and error
-        v' − v* = (v − v*)/N: it contracts by exactly 1/N per sweep. F never
-        increases because each half-sweep minimises F over one factor exactly.
+        v' − v* = (v − v*)/N: it contracts by exactly 1/N per sweep. The bound F
+        never decreases (MacKay's free energy −F never increases) because each
+        half-sweep maximises F over one factor exactly.
         """
         return _run(self.N, self.xbar, self.S, _MACKAY_PRIOR, beta0, n_iter)
 
