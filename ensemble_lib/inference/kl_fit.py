@@ -125,8 +125,9 @@ def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6, wid
     below round-off; steps on the gradient do not. First quasi-Newton steps
     with BFGS's inverse-Hessian estimate (one evaluation each), then, if
     needed, Newton steps with a central-difference Hessian of the exact
-    gradient. A step is kept only if it reduces the gradient norm (for Newton steps, the norm
-    in coordinates scaled by the Hessian's diagonal). The difference step of
+    gradient. A step is kept only if it reduces the gradient norm (a Newton step: in raw or in
+    coordinates scaled by the Hessian's diagonal, without raising the objective). The difference
+    step of
     parameter i is ``eps·max(1, |θ_i|)``, or ``100·eps·widths[i]`` where ``widths`` gives its
     scale (a mean's step is a fraction of Q's standard deviation: a very sharp posterior has a
     mean known to far less than 10⁻⁶).
@@ -160,10 +161,14 @@ def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6, wid
         except np.linalg.LinAlgError:
             break
         f_new, g_new = fun(theta - step)
-        # judged in the scaled coordinates too: a step that settles a broad direction may leave
-        # a residue in a stiff one that is large in raw units but tiny in its own (the next
-        # Newton step removes it)
-        if not np.isfinite(f_new) or np.linalg.norm(g_new / d) >= np.linalg.norm(g / d):
+        # kept if the gradient shrinks in raw or in scaled coordinates (a step that settles a
+        # broad direction may leave a residue in a stiff one that is large in raw units but tiny
+        # in its own; one along a nearly flat, over-parametrised direction may do the reverse)
+        # and the objective does not rise beyond its round-off
+        f_old = float(fun(theta)[0])
+        smaller = (np.linalg.norm(g_new) < np.linalg.norm(g)
+                   or np.linalg.norm(g_new / d) < np.linalg.norm(g / d))
+        if not (np.isfinite(f_new) and smaller and f_new <= f_old + 1e-12 * max(1.0, abs(f_old))):
             break
         theta, g = theta - step, g_new
     return theta, g
