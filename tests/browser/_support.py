@@ -501,9 +501,14 @@ class Panel:
     def wait_idle(self, timeout=UPDATE_MS) -> None:
         self.page.wait_for_function(JS_IDLE, arg=self.el, timeout=timeout)
 
-    def screenshot(self, name: str) -> Path:
+    def screenshot(self, name: str, always: bool = False, failed: bool = False) -> Path:
+        """The panel's picture in the artefacts: always for the steps that frame a test (or the
+        README needs) and for a step that failed; every intermediate step only with
+        ``BROWSER_ALL_SHOTS=1`` (each costs Chromium a render and a PNG encode, about a hundred
+        per run, while the library tests share the cores)."""
         path = self.shots / f"{self.label}_{slug(name)}.png"
-        self.loc.screenshot(path=str(path), timeout=UPDATE_MS)
+        if always or failed or ALL_SHOTS:
+            self.loc.screenshot(path=str(path), timeout=UPDATE_MS)
         return path
 
     def expect_update(self, action, what: str, need_readout: bool = True, timeout: int = UPDATE_MS) -> list[str]:
@@ -607,6 +612,9 @@ def broken_markdown_images(page, timeout_ms: int = 10_000) -> list[str]:
 # as warnings instead of failures, and FAILS once the slider works (remove the entry then).
 # The fix is for the panel to name the control in FigurePanel.inactive_controls().
 KNOWN_DEAD_SLIDERS: dict[tuple[str, str], str] = {}
+
+#: every intermediate screenshot (each slider move, each bad input), not only the framing ones
+ALL_SHOTS = os.environ.get("BROWSER_ALL_SHOTS") == "1"
 KNOWN_DEAD_TIMEOUT_MS = 8_000
 
 

@@ -181,11 +181,13 @@ def test_every_slider_moves_by_drag_and_by_keyboard(notebook):
         known = S.KNOWN_DEAD_SLIDERS.get((nb_name, label))
         timeout = S.KNOWN_DEAD_TIMEOUT_MS if known else S.UPDATE_MS
         moved = p.expect_update(lambda: p.drag(slider), f"{name} (drag)", timeout=timeout)
-        shot = p.screenshot(f"{j + 1}_{label}_after_drag")
-        if for_docs and p.index == 0 and j == 0 and not moved:  # README screenshot 2: a slider moved
+        docs_shot = for_docs and p.index == 0 and j == 0 and not moved
+        shot = p.screenshot(f"{j + 1}_{label}_after_drag", always=docs_shot, failed=bool(moved))
+        if docs_shot:  # README screenshot 2: a slider moved
             S.maybe_update_docs(shot, "jupyterlab-slider-moved.png")
+        n_before = len(moved)
         moved += p.expect_update(lambda: p.key_step(slider), f"{name} (key)", timeout=timeout)
-        p.screenshot(f"{j + 1}_{label}_after_key")
+        p.screenshot(f"{j + 1}_{label}_after_key", failed=len(moved) > n_before)
         if not known:
             return moved
         if moved:
@@ -195,7 +197,7 @@ def test_every_slider_moves_by_drag_and_by_keyboard(notebook):
 
     for p in panels:
         p.wait_idle()
-        p.screenshot("0_before")
+        p.screenshot("0_before", always=True)
         if for_docs and p.index == 0:  # README screenshot 1: the lesson with its panel, in JupyterLab
             p.loc.evaluate("e => e.scrollIntoView({block: 'start'})")
             window = notebook["shots"] / "window_with_panel.png"
@@ -210,8 +212,9 @@ def test_every_slider_moves_by_drag_and_by_keyboard(notebook):
             n_controls += 1
         for j, ctl in enumerate(p.choices()):
             name = f"{p.label} control '{p.choice_name(ctl)}'"
-            problems += p.expect_update(lambda: p.choose_other(ctl), name)
-            p.screenshot(f"c{j + 1}_{p.choice_name(ctl)}_after_choice")
+            chose = p.expect_update(lambda: p.choose_other(ctl), name)
+            problems += chose
+            p.screenshot(f"c{j + 1}_{p.choice_name(ctl)}_after_choice", failed=bool(chose))
             n_controls += 1
         for j, slider in deferred:  # disabled at first: the other controls have moved since
             if p.is_enabled(slider):
@@ -268,7 +271,7 @@ def test_bad_input_in_slider_boxes(notebook):
             problems.append(f"{name}: typing {TOO_BIG} did not clamp the slider to its maximum")
         if TOO_BIG in box.inner_text().replace(",", ""):
             problems.append(f"{name}: the box still shows the out-of-range value: {box.inner_text()!r}")
-        p.screenshot("bad_input_1_out_of_range")
+        p.screenshot("bad_input_1_out_of_range", failed=bool(problems))
 
         shown = box.inner_text().strip()
         value = handle.get_attribute("aria-valuenow")
@@ -277,10 +280,10 @@ def test_bad_input_in_slider_boxes(notebook):
         p.page.wait_for_function("([b, t]) => b.innerText.trim() === t", arg=[box.element_handle(), shown])
         if handle.get_attribute("aria-valuenow") != value or p.state()["src"] != src:
             problems.append(f"{name}: a non-numeric entry changed the slider or figure")
-        p.screenshot("bad_input_2_non_numeric")
+        p.screenshot("bad_input_2_non_numeric", failed=bool(problems))
         # the panel still works
         problems += p.expect_update(lambda: p.key_step(slider, "ArrowLeft"), f"{name} (step after bad input)")
-        p.screenshot("bad_input_3_step_after")
+        p.screenshot("bad_input_3_step_after", always=True)
         if "Traceback" in p.state()["status"]:
             problems.append(f"{name}: a traceback is shown in the panel")
     assert not problems, "\n".join(problems)

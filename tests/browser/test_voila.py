@@ -123,7 +123,7 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
             panel = S.Panel(page, 0, f"{nb.stem}_p1", shots)
             panel.loc.scroll_into_view_if_needed()
             panel.wait_idle()
-            panel.screenshot("0_before")
+            panel.screenshot("0_before", always=True)
             slider = panel.enabled_sliders()[0]
             name = f"Voilà p1 slider '{panel.slider_name(slider)}'"
             moved = panel.expect_update(lambda: panel.key_step(slider), f"{name} (key)")
@@ -131,7 +131,7 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
             status = panel.state()["status"]
             if status:
                 problems.append(f"{name}: the panel's status line shows {status!r}")
-            panel.screenshot("1_after_key")
+            panel.screenshot("1_after_key", always=True)
             if not moved and nb == S.first_notebook_with_panels(panel_classes):  # README screenshot 3
                 window = shots / "voila_window.png"
                 panel.loc.evaluate("e => e.scrollIntoView({block: 'start'})")
