@@ -1,4 +1,4 @@
-"""A pytest plugin (``-p _nbval_panels`` in pyproject.toml): exercise solutions never leave a panel changed.
+"""A pytest plugin (loaded by the root conftest.py): exercise solutions never leave a panel changed.
 
 nbval already runs every lesson top to bottom in one kernel. This plugin adds a check to that
 same run (no second execution of the notebook): right after each cell that displays a panel

@@ -1,7 +1,7 @@
 """Exercise solutions never leave a lesson's panels changed: the check itself can fail.
 
 The check runs inside nbval's run of every lesson (the plugin ``tests/_nbval_panels.py``, loaded
-by pyproject.toml's ``addopts``): it records each panel's control values where the panel is shown
+by the root ``conftest.py``): it records each panel's control values where the panel is shown
 and compares them after the last cell. Here it is run by nbval on two small notebooks: one whose
 "solution" changes a shown panel (it must fail, naming the panel) and one whose solution restores
 it (it must pass).

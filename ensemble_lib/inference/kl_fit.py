@@ -361,8 +361,8 @@ def kl_fit(
         # two agree exactly (then polished here)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", KLFitWarning)
-            full = kl_fit(post, "full", gtol=gtol, maxiter=maxiter, symmetric=symmetric,
-                          callback=callback)
+            # (no callback: it is given this family's parameter vectors only)
+            full = kl_fit(post, "full", gtol=gtol, maxiter=maxiter, symmetric=symmetric)
         thetas = [embed_fit(fam, full)]
     else:
         starts, second_moment = _starts(post, fam, init)
@@ -375,7 +375,7 @@ def kl_fit(
         thetas = [fam.pack(m, _proper_cov(c) if init is None else c) for m, c in starts]
         if init is None:
             thetas += _poorer_family_starts(post, fam, gtol=gtol, maxiter=maxiter,
-                                            symmetric=symmetric, callback=callback)
+                                            symmetric=symmetric)
     small = fam.n_params <= _SMALL
     best = None
     for theta0 in thetas:
