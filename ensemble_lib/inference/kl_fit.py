@@ -127,10 +127,9 @@ def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6, wid
     needed, Newton steps with a central-difference Hessian of the exact
     gradient. A step is kept only if it reduces the gradient norm (a Newton step: in raw or in
     coordinates scaled by the Hessian's diagonal, without raising the objective). The difference
-    step of
-    parameter i is ``eps·max(1, |θ_i|)``, or ``100·eps·widths[i]`` where ``widths`` gives its
-    scale (a mean's step is a fraction of Q's standard deviation: a very sharp posterior has a
-    mean known to far less than 10⁻⁶).
+    step of parameter i is ``eps·max(1, |θ_i|)``, or at most ``100·eps·widths[i]`` where
+    ``widths`` gives its scale (a mean's step is a fraction of Q's standard deviation: a very
+    sharp posterior has a mean known to far less than 10⁻⁶).
     """
     n = theta.size
     if hess_inv is not None:
@@ -141,9 +140,12 @@ def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6, wid
             if not np.isfinite(f_new) or np.linalg.norm(g_new) >= 0.7 * np.linalg.norm(g):
                 break
             theta, g = theta - hess_inv @ g, g_new
+    f_old = None
     for _ in range(max_steps):
         if np.linalg.norm(g) <= tol:
             break
+        if f_old is None:
+            f_old = float(fun(theta)[0])
         H = np.empty((n, n))
         for i in range(n):
             e = np.zeros(n)
@@ -165,12 +167,11 @@ def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6, wid
         # broad direction may leave a residue in a stiff one that is large in raw units but tiny
         # in its own; one along a nearly flat, over-parametrised direction may do the reverse)
         # and the objective does not rise beyond its round-off
-        f_old = float(fun(theta)[0])
         smaller = (np.linalg.norm(g_new) < np.linalg.norm(g)
                    or np.linalg.norm(g_new / d) < np.linalg.norm(g / d))
         if not (np.isfinite(f_new) and smaller and f_new <= f_old + 1e-12 * max(1.0, abs(f_old))):
             break
-        theta, g = theta - step, g_new
+        theta, g, f_old = theta - step, g_new, float(f_new)
     return theta, g
 
 
