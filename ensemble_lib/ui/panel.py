@@ -26,17 +26,51 @@ The base class owns the machinery:
 * errors from a bad value are shown in the panel's status line (never lost in
   a log), and the previous figure stays; an unexpected error (a bug) is shown
   there too, with its type and the line that raised it;
-* while a step runs, the controls are disabled; a control the current values
-  make irrelevant stays disabled (:meth:`FigurePanel.inactive_controls`);
+* sliders follow a drag (``continuous_update=True``) and changes are
+  coalesced: the newest value wins, stale ones are dropped, the final value is
+  always drawn (see *Live sliders* below);
+* controls stay enabled while a step runs (a drag is never cut off, a second
+  drag during a slow step is not lost: it is drawn next); a control the current
+  values make irrelevant is shown disabled (:meth:`FigurePanel.inactive_controls`);
+  a slow step (the last one took more than :data:`SLOW_STEP_S`) says
+  "computing…" in the status line;
 * helpers: :meth:`~FigurePanel.slider` (the one slider factory),
   :meth:`~FigurePanel.readout_table` (an HTML table) and
   :meth:`~FigurePanel.replace_artists` (e.g. new contours for old).
+
+Live sliders: how changes reach the kernel, and how they are coalesced
+-----------------------------------------------------------------------
+The kernel handles comm messages one at a time, so a step that is slower than
+the messages arrive would build a queue, unless something drops stale values.
+Two things do:
+
+1. the front end (``@jupyter-widgets/base`` 8, in JupyterLab and Voilà alike)
+   keeps at most one update message per widget in flight; changes made while
+   one is pending are merged into a buffer (newest value wins) that is sent
+   when the kernel reports the pending one done (``status: idle``). A drag
+   therefore sends the value current when the kernel is ready, never a backlog;
+2. the kernel side: a change that comes from the front end (it is applied by
+   ``Widget.set_state``, which holds the property lock of the trait it sets)
+   does not compute in the message handler; it marks the panel dirty and
+   schedules one flush on the kernel's event loop (``call_soon``). Messages
+   already waiting (several widgets, a front end without the throttle, a
+   burst) are all applied before the flush runs, and the flush computes once
+   with the newest values. As the handler returns at once, the front end's
+   next value is sent while the step computes (pipelining: frames come at
+   the step's rate, not step + round trip).
+
+A change made by code (``slider.value = x`` in a cell, a test, nbval) updates
+synchronously, as before: the next line sees the new figure and readout.
+Without a running event loop (plain scripts, tests) front-end changes update
+synchronously too.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
+import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -53,6 +87,28 @@ from .plotting import replace_artists as _replace_artists
 PANEL_DPI = 100
 
 _STYLE = {"description_width": "initial"}
+
+#: A step slower than this (seconds) makes the next one say "computing…" in the status line.
+SLOW_STEP_S = 0.25
+#: Coalescing of front-end changes (seconds): a flush waits for a pause this long in the changes,
+COALESCE_QUIET_S = 0.006
+#: and for this long after the previous step ended (so that a backlog of messages is read first),
+COALESCE_GAP_S = 0.010
+#: but never longer than this after the first change it covers (frames keep coming during a burst).
+COALESCE_MAX_WAIT_S = 0.1
+
+
+def _running_loop():
+    """The running asyncio event loop (a kernel's), or None (a plain script or test)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _from_front_end(change) -> bool:
+    """True for a change applied from a front-end message (``Widget.set_state`` holds its lock)."""
+    return change.get("name") in getattr(change.get("owner"), "_property_lock", {})
 
 
 class _BlitCanvas(FigureCanvasAgg):
@@ -128,11 +184,18 @@ class FigurePanel:
     #: Only for panels whose other artists (axes, ticks, labels) never change.
     blit: bool = False
     _held = 0
+    _dirty = False
+    _flush_handle = None
+    _last_step_s = 0.0
+    _last_end = _last_change = _dirty_since = 0.0
 
     def __init__(self, controls: dict, fig, columns: int = 3):
         self.controls = dict(controls)
         self.fig = fig
         self._held = 0
+        self._dirty = False
+        self._flush_handle = None
+        self._last_step_s = 0.0
         fig.set_dpi(self.dpi)
         if self.blit:
             _BlitCanvas(fig, self.animated_artists)
@@ -217,10 +280,11 @@ class FigurePanel:
         Returns
         -------
         ipywidgets.Widget
-            It updates its panel when released (``continuous_update=False``).
+            It updates its panel while dragged (``continuous_update=True``; the
+            panel coalesces the changes, see the module's docstring).
         """
         label = f"{description} ({units})" if units else description
-        kw = dict(description=label, style=dict(_STYLE), continuous_update=False)
+        kw = dict(description=label, style=dict(_STYLE), continuous_update=True)
         if readout_format is not None:
             kw["readout_format"] = readout_format
         if log:
@@ -274,18 +338,63 @@ class FigurePanel:
 
         A value refused while linking the controls (a ``ValueError``, e.g. a selector set to
         ``None``) shows in the status line as in :meth:`update`; any other error as a bug.
+        A change from the front end is coalesced (:meth:`_request_update`); one made by code
+        updates at once.
         """
         if self._held:
             return
         try:
-            with self.hold():
+            with self.hold(update=False):
                 name = next((n for n, c in self.controls.items() if c is change["owner"]), None)
                 if name is not None:
                     self.link_controls(name, change["new"])
         except (ValueError, RuntimeError, ArithmeticError) as exc:
             self._show_refusal(exc)
+            return
         except Exception as exc:  # noqa: BLE001 - a widget callback must never lose an error
             self._show_error(exc)
+            return
+        self._request_update(deferred=_from_front_end(change))
+
+    def _request_update(self, deferred: bool) -> None:
+        """Update now, or (``deferred``, inside a kernel) mark the panel dirty and flush once soon.
+
+        However many requests arrive before the flush runs, it computes once, with the
+        values current then (newest wins); an update made in between makes it a no-op.
+        The flush waits until the changes pause for :data:`COALESCE_QUIET_S` (a backlog
+        of messages is drained first) and the last step ended :data:`COALESCE_GAP_S` ago,
+        but never longer than :data:`COALESCE_MAX_WAIT_S` after the first change it covers.
+        """
+        loop = _running_loop() if deferred else None
+        if loop is None:
+            self.update()
+            return
+        now = time.perf_counter()
+        if not self._dirty:
+            self._dirty_since = now
+        self._dirty = True
+        self._last_change = now
+        if self._flush_handle is None:
+            self._arm(loop)
+
+    def _flush_due(self) -> float:
+        """When the pending flush may run (``time.perf_counter`` seconds)."""
+        due = max(self._last_end + COALESCE_GAP_S, self._last_change + COALESCE_QUIET_S)
+        return min(due, self._dirty_since + COALESCE_MAX_WAIT_S)
+
+    def _arm(self, loop) -> None:
+        self._flush_handle = loop.call_later(max(0.0, self._flush_due() - time.perf_counter()), self._flush)
+
+    def _flush(self) -> None:
+        """The scheduled update of a dirty panel (never raises, as :meth:`update`)."""
+        self._flush_handle = None
+        if not self._dirty:
+            return
+        loop = _running_loop()
+        if loop is not None and time.perf_counter() < self._flush_due() - 1e-4:
+            self._arm(loop)  # more changes came meanwhile: wait for the pause
+            return
+        self.update()
 
     def _show_refusal(self, exc: BaseException) -> None:
         """Put a value the library refused in the status line (the previous figure stays)."""
@@ -305,7 +414,12 @@ class FigurePanel:
         )
 
     def _set_disabled(self, flag: bool) -> None:
-        """Disable every control (while a step runs), or enable all but the inactive ones."""
+        """Disable every control, or (``flag`` false) enable all but the inactive ones.
+
+        Steps no longer disable the controls (a drag must not be cut off); the
+        panel calls this with ``False`` after each step, which sends nothing
+        when no control's state changes.
+        """
         inactive = set() if flag else set(self.inactive_controls(**self.values()))
         for name, ctl in self.controls.items():
             ctl.disabled = flag or name in inactive
@@ -317,13 +431,15 @@ class FigurePanel:
         is reported in the status line, any other error as a bug; either way
         the previous figure stays and None is returned.
         """
-        self._set_disabled(True)
-        self.status.value = "<i>computing…</i>"
+        self._dirty = False
+        if self._last_step_s > SLOW_STEP_S:
+            self.status.value = "<i>computing…</i>"
+        t0 = time.perf_counter()
         done = False
         try:
             state = self.compute(**self.values())
             self.draw(state)
-            self.image.value = fast_png(self.fig)
+            self.image.value = self.render()
             self.readout.value = self.format_readout(state)
             self.last_error = None
             self.state = state
@@ -338,11 +454,17 @@ class FigurePanel:
             self._show_error(exc)
             return None
         finally:
+            self._last_end = time.perf_counter()
+            self._last_step_s = self._last_end - t0
             self._set_disabled(False)
             if done:
                 # cleared last: a front end that sees "computing…" go sees the controls final
                 # (the real-browser tests read a slider's enabled state right then)
                 self.status.value = ""
+
+    def render(self) -> bytes:
+        """The figure as laid out, encoded for the image widget (:attr:`image_format`)."""
+        return fast_png(self.fig)
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

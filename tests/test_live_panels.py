@@ -1,0 +1,196 @@
+"""Live sliders (issue 14): changes from a drag are coalesced, the final value is always drawn.
+
+How a change reaches a panel: the front end sends each slider change as a comm
+message that the kernel applies with ``Widget.set_state``; the panel defers such
+a change to one flush on the kernel's event loop (``ensemble_lib.ui.panel``).
+These tests deliver changes that way: first on an asyncio loop in this process,
+then as real comm messages to a real ipykernel, sent in a burst without waiting
+(what a front end without the message throttle, or several widgets, could send).
+No test here asserts a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from ensemble_lib.lessons.toy_posterior import ToyExplorer
+from ensemble_lib.ui.panel import FigurePanel
+
+
+class _Counting(ToyExplorer):
+    """Lesson 1's explorer, counting its computes."""
+
+    def __init__(self):
+        self.computed = []
+        super().__init__()
+
+    def compute(self, **values):
+        self.computed.append(values)
+        return super().compute(**values)
+
+
+ALPHAS = list(np.geomspace(0.02, 8.0, 100))
+
+
+def _drag(panel: FigurePanel, name: str, values) -> None:
+    """Apply ``values`` as the front end does (``set_state``), in a tight loop."""
+    for v in values:
+        panel.controls[name].set_state({"value": float(v)})
+
+
+def _reference(name: str, value) -> ToyExplorer:
+    """A fresh explorer updated once, by code, to ``value``."""
+    ref = ToyExplorer()
+    ref.controls[name].value = float(value)
+    return ref
+
+
+def test_a_burst_of_front_end_changes_computes_a_few_times_and_draws_the_last_value():
+    p = _Counting()
+    p.update()
+    n0 = len(p.computed)
+
+    async def main():
+        _drag(p, "alpha", ALPHAS)
+        assert len(p.computed) == n0  # nothing computed inside the message handlers
+        await asyncio.sleep(0.3)  # the kernel's loop runs the flush
+
+    asyncio.run(main())
+    assert 1 <= len(p.computed) - n0 <= 3, len(p.computed) - n0
+    assert p.computed[-1]["alpha"] == pytest.approx(ALPHAS[-1])
+    assert p.last_error is None and p.status.value == ""
+    ref = _reference("alpha", ALPHAS[-1])
+    assert p.readout.value == ref.readout.value
+    assert p.image.value == ref.image.value
+
+
+def test_changes_made_by_code_update_at_once_even_inside_a_running_loop():
+    """A cell (or nbval) that sets a slider reads the new readout on the next line."""
+    p = _Counting()
+    p.update()
+
+    async def main():
+        for a in ALPHAS[:5]:
+            n0 = len(p.computed)
+            p.controls["alpha"].value = float(a)
+            assert len(p.computed) == n0 + 1 and p.state.posterior is not None
+        assert p.readout.value == _reference("alpha", ALPHAS[4]).readout.value
+
+    asyncio.run(main())
+
+
+def test_without_an_event_loop_front_end_changes_update_at_once():
+    p = _Counting()
+    p.update()
+    n0 = len(p.computed)
+    _drag(p, "alpha", ALPHAS[:3])
+    assert len(p.computed) == n0 + 3 and p.readout.value == _reference("alpha", ALPHAS[2]).readout.value
+
+
+def test_an_update_by_code_makes_a_pending_flush_a_no_op():
+    p = _Counting()
+    p.update()
+
+    async def main():
+        _drag(p, "alpha", ALPHAS[:10])
+        p.controls["n"].value = 12  # by code: computes now, with the dragged alpha too
+        n1 = len(p.computed)
+        await asyncio.sleep(0.2)
+        assert len(p.computed) == n1
+
+    asyncio.run(main())
+    assert p.computed[-1]["alpha"] == pytest.approx(ALPHAS[9]) and p.computed[-1]["n"] == 12
+
+
+def test_a_refused_front_end_value_is_shown_after_the_flush_and_the_panel_recovers(monkeypatch):
+    p = _Counting()
+    p.update()
+    png = p.image.value
+    real = ToyExplorer.compute
+
+    def refuse(self, **v):
+        if v["alpha"] > 5:
+            raise ValueError("alpha too large for this test")
+        return real(self, **v)
+
+    monkeypatch.setattr(ToyExplorer, "compute", refuse)
+
+    async def main():
+        _drag(p, "alpha", [1.0, 6.0])
+        await asyncio.sleep(0.2)
+        assert "Not updated" in p.status.value and p.image.value == png
+        _drag(p, "alpha", [2.0])
+        await asyncio.sleep(0.2)
+
+    asyncio.run(main())
+    assert p.last_error is None and p.status.value == "" and p.state is not None
+
+
+# ---------------------------------------------------------------------------
+# a real kernel: comm messages sent in a burst
+# ---------------------------------------------------------------------------
+
+_KERNEL_SETUP = textwrap.dedent("""
+    import sys, json
+    from ensemble_lib.lessons.toy_posterior import ToyExplorer
+    p = ToyExplorer(); p.update()
+    computed = []
+    _compute = p.compute
+    def _counted(**v):
+        computed.append(v["alpha"])
+        return _compute(**v)
+    p.compute = _counted
+    print(json.dumps({"exe": sys.executable, "comm": p.controls["alpha"].comm.comm_id}))
+""")
+
+_KERNEL_REPORT = textwrap.dedent("""
+    ref = ToyExplorer(); ref.controls["alpha"].value = p.controls["alpha"].value
+    print(json.dumps({"n": len(computed), "last": computed[-1] if computed else None,
+                      "value": p.controls["alpha"].value, "error": p.last_error,
+                      "same_readout": p.readout.value == ref.readout.value,
+                      "same_image": p.image.value == ref.image.value}))
+""")
+
+
+def _run(kc, code: str) -> str:
+    msg_id = kc.execute(code)
+    out = []
+    while True:
+        m = kc.get_iopub_msg(timeout=120)
+        if m["parent_header"].get("msg_id") != msg_id:
+            continue
+        if m["msg_type"] == "stream":
+            out.append(m["content"]["text"])
+        elif m["msg_type"] == "error":
+            raise AssertionError("\n".join(m["content"]["traceback"]))
+        elif m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+            return "".join(out)
+
+
+def test_a_burst_of_comm_messages_to_a_real_kernel_computes_a_few_times():
+    """100 slider updates sent to ipykernel without waiting: a few computes, the last value drawn."""
+    manager = pytest.importorskip("jupyter_client.manager")
+    km, kc = manager.start_new_kernel(kernel_name="python3")
+    try:
+        info = json.loads(_run(kc, _KERNEL_SETUP).strip().splitlines()[-1])
+        if info["exe"] != sys.executable:
+            pytest.skip(f"the python3 kernel is not this environment's ({info['exe']})")
+        for a in ALPHAS:
+            kc.shell_channel.send(kc.session.msg("comm_msg", {
+                "comm_id": info["comm"],
+                "data": {"method": "update", "state": {"value": float(a)}, "buffer_paths": []}}))
+        _run(kc, "import asyncio; await asyncio.sleep(0.5)")  # queued behind the burst; the flush runs meanwhile
+        out = json.loads(_run(kc, _KERNEL_REPORT).strip().splitlines()[-1])
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert out["error"] is None
+    assert out["value"] == pytest.approx(ALPHAS[-1]) and out["last"] == pytest.approx(ALPHAS[-1])
+    assert 1 <= out["n"] <= 5, out["n"]
+    assert out["same_readout"] and out["same_image"]
