@@ -1,0 +1,282 @@
+"""Lesson 7: a mixture of Gaussians as Q — closing the two-mode gap on the toy (B&B §3, eq. 39).
+
+* :func:`fit_mixtures` fits mixtures of K = 1 … 4 full-covariance Gaussians to one toy
+  posterior twice — minimising KL(Q‖P) with the entropy by quadrature, and with its
+  Bhattacharyya lower bound (:mod:`ensemble_lib.inference.mixture`);
+* :func:`format_ladder` is the table the notebook prints (KL, bound, the drop per K);
+* :func:`mixture_kl_by_quadrature` is the notebook's independent check of a mixture's KL;
+* :func:`plot_mixture` and :func:`plot_ladder` draw a mixture over the exact posterior and KL
+  against K;
+* :class:`MixtureExplorer` is the interactive panel (K, α, data seed);
+* :func:`write_figures` writes ``figures/mixture_fits.png``.
+
+Fits are shown as they come out; the posterior is symmetric under (u, v) → (−u, −v), so a
+fit's mirror image has the same KL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from scipy import integrate
+
+from .. import _validation as check
+from ..inference.kl_fit import KLFit, kl_fit
+from ..inference.mixture import MixtureFit, MixtureLadder, mirror_overlap, mixture_ladder
+from ..models.toy import PAPER_PRESET, ToyPosterior, make_posterior
+from ..ui.panel import FigurePanel
+from ..ui.plotting import new_figure, plot_gaussian_ellipses, plot_posterior_contours, save_figure
+
+#: the largest K the lesson fits
+K_MAX = 4
+#: colours: the mixture fitted with the entropy by quadrature, and with its lower bound
+COLOR_QUADRATURE = "#2ca02c"
+COLOR_BOUND = "#9467bd"
+#: slider ranges of the panel
+ALPHA_RANGE = (0.01, 10.0)
+SEED_RANGE = (0, 99)
+
+
+@dataclass(frozen=True)
+class MixtureComparison:
+    """Mixture fits K = 1 … 4 to one toy posterior, with each entropy."""
+
+    posterior: ToyPosterior
+    single: KLFit  # the full-covariance single Gaussian (K = 1)
+    quadrature: MixtureLadder  # fitted with the entropy by quadrature
+    bound: MixtureLadder  # fitted with the entropy's lower bound
+
+    @property
+    def rho(self) -> float:
+        """Overlap ∫√(QQ') of the single fit and its mirror image (:func:`mirror_overlap`)."""
+        return mirror_overlap(self.single.mean, self.single.cov)
+
+
+def fit_mixtures(post: ToyPosterior, K_max: int = K_MAX) -> MixtureComparison:
+    """Fit K = 1 … ``K_max`` (1 to 8) mixtures to ``post`` with both entropies (warm-started ladders)."""
+    if not isinstance(post, ToyPosterior):
+        raise ValueError(f"post must be a ToyPosterior, got {type(post).__name__}")
+    K_max = check.integer("K_max", K_max, low=1, high=8)
+    single = kl_fit(post, "full")
+    return MixtureComparison(post, single, mixture_ladder(post, K_max, "quadrature", single=single),
+                             mixture_ladder(post, K_max, "bound", single=single))
+
+
+@lru_cache(maxsize=32)
+def _comparison(alpha: float, seed: int) -> MixtureComparison:
+    return fit_mixtures(make_posterior(seed, alpha, PAPER_PRESET["noise_sd"], PAPER_PRESET["n"]))
+
+
+def format_ladder(comp: MixtureComparison) -> str:
+    """The fits per K as a fixed-width table (4 decimals, for nbval).
+
+    Columns: KL(Q‖P) of the quadrature-entropy fit and its drop from K − 1; for the
+    bounded-entropy fit, its true KL and the KL its bound claims (``ln P(D) − bound``).
+    """
+    head = f"{'K':>2} {'KL exact-H fit':>15} {'drop':>7} {'KL bound-H fit':>15} {'its bound says':>15}"
+    lines = [head, "-" * len(head)]
+    prev = None
+    for fq, fb in zip(comp.quadrature.fits, comp.bound.fits):
+        drop = "" if prev is None else f"{prev - fq.kl:.4f}"
+        lines.append(f"{fq.K:>2} {fq.kl:>15.4f} {drop:>7} {fb.kl:>15.4f} {fb.kl_bound:>15.4f}")
+        prev = fq.kl
+    return "\n".join(lines)
+
+
+def mixture_kl_by_quadrature(post, fit: MixtureFit, n: int = 301, z_max: float = 8.0) -> float:
+    """KL(Q‖P) = Σ_i π_i ∫ N(z) [ln Q − ln P](w̄_i + L_i z) dz by Simpson's rule, for a self-check.
+
+    Each component's integral is taken on an n×n grid of ``|z_i| ≤ z_max`` in its
+    whitened coordinates, with ``ln Q`` the mixture's log density summed directly and
+    ``ln P = post.log_unnorm − post.log_Z`` (B&B (6)) evaluated pointwise: no entropy
+    rule, bound or ``expected_energy`` of the library (only the exact ``log_Z``).
+    """
+    n = check.integer("n", n, low=3, high=2001)
+    z = np.linspace(-z_max, z_max, n)
+    Z = np.stack(np.meshgrid(z, z, indexing="ij"), axis=-1)
+    phi = np.exp(-0.5 * np.sum(Z * Z, axis=-1)) / (2.0 * np.pi)
+    Ls = [np.linalg.cholesky(C) for C in fit.covs]
+    total = 0.0
+    for p, m, L in zip(fit.weights, fit.means, Ls):
+        W = m + Z @ L.T
+        terms = []
+        for pj, mj, Lj in zip(fit.weights, fit.means, Ls):
+            y = np.linalg.solve(Lj, (W - mj).reshape(-1, 2).T).T.reshape(W.shape)
+            terms.append(np.log(pj) - 0.5 * np.sum(y * y, axis=-1) - np.log(np.diag(Lj)).sum() - np.log(2 * np.pi))
+        log_q = np.logaddexp.reduce(np.stack(terms), axis=0)
+        log_p = post.log_unnorm(W) - post.log_Z
+        f = phi * (log_q - log_p)
+        total += p * float(integrate.simpson(integrate.simpson(f, x=z, axis=1), x=z))
+    return total
+
+
+# ---------------------------------------------------------------------------
+# plots
+# ---------------------------------------------------------------------------
+
+def view_extent(comp: MixtureComparison, reach: float = 4.0) -> tuple[float, float, float, float]:
+    """A box symmetric about the origin holding every fitted component's ±``reach`` s.d. (both modes)."""
+    fits = comp.quadrature.fits + comp.bound.fits
+    means = np.concatenate([f.means for f in fits])
+    sds = np.sqrt(np.concatenate([[np.diag(C) for C in f.covs] for f in fits]))
+    u, v = np.max(np.abs(means) + reach * sds, axis=0)
+    return -u, u, -v, v
+
+
+def plot_mixture(ax, fit: MixtureFit, color=COLOR_QUADRATURE, label=None, linestyle="-"):
+    """Each component's 1-σ ellipse (line width ∝ its weight) and mean; returns the artists."""
+    artists = []
+    for i, (p, m, C) in enumerate(zip(fit.weights, fit.means, fit.covs)):
+        arts = plot_gaussian_ellipses(ax, m, C, n_sigmas=(1,), color=color,
+                                      label=label if i == 0 else None, linewidth=0.8 + 4.0 * p)
+        arts[0].set_linestyle(linestyle)
+        artists += arts
+    return artists
+
+
+def plot_ladder(ax, comp: MixtureComparison, K: int | None = None):
+    """KL(Q‖P) against K for both fits, the bounded fit's claimed KL, and KL₁ − ln 2."""
+    Ks = np.arange(1, len(comp.quadrature.fits) + 1)
+    artists = []
+    artists += ax.plot(Ks, comp.quadrature.kl, "-o", color=COLOR_QUADRATURE, label="fit with H by quadrature")
+    artists += ax.plot(Ks, comp.bound.kl, "-s", color=COLOR_BOUND, label="fit with H's lower bound: true KL")
+    artists += ax.plot(Ks, comp.bound.kl_bound, ":", marker="s", mfc="none", color=COLOR_BOUND,
+                       label="... the KL its bound claims")
+    artists.append(ax.axhline(comp.quadrature.kl[0] - np.log(2.0), color="0.5", lw=0.8, ls="--",
+                              label="KL(K = 1) − ln 2"))
+    if K is not None:
+        artists.append(ax.axvline(K, color="0.7", lw=6, alpha=0.4, zorder=0))
+    ax.set_xticks(Ks)
+    ax.set_xlabel("number of components K")
+    ax.set_ylabel("KL(Q‖P)")
+    return artists
+
+
+# ---------------------------------------------------------------------------
+# the panel
+# ---------------------------------------------------------------------------
+
+def _controls():
+    slider = FigurePanel.slider
+    return {
+        "K": slider("components K", 2, 1, K_MAX),
+        "alpha": slider("prior precision α", PAPER_PRESET["alpha"], *ALPHA_RANGE, step=0.05, log=True),
+        "seed": slider("data seed", PAPER_PRESET["seed"], *SEED_RANGE),
+    }
+
+
+@dataclass(frozen=True)
+class MixtureState:
+    """The panel's state: the fits for (α, seed) and the K shown."""
+
+    comparison: MixtureComparison
+    K: int
+
+    @property
+    def fit(self) -> MixtureFit:
+        return self.comparison.quadrature.fits[self.K - 1]
+
+    @property
+    def fit_bound(self) -> MixtureFit:
+        return self.comparison.bound.fits[self.K - 1]
+
+
+class MixtureExplorer(FigurePanel):
+    """Sliders for K, α and the data seed: the mixtures over the exact posterior, and KL against K.
+
+    Left: the exact posterior's contours with the K components' 1-σ ellipses of the
+    mixture fitted with the entropy by quadrature (solid) and with its lower bound
+    (dashed). Right: KL(Q‖P) for K = 1 … 4 of both fits. Moving K only redraws (the fits
+    for an (α, seed) are computed once, for every K).
+    """
+
+    def __init__(self):
+        fig, axes = new_figure(10.0, 4.2, ncols=2, gridspec_kw={"width_ratios": [1.25, 1.0]})
+        self.ax, self.ax_kl = axes
+        self._contours, self._mix, self._ladder = [], [], []
+        self._shown = None  # the comparison whose posterior the contours show
+        # the layout is computed once: give it every label and title it will hold
+        self.ax.set_xlabel("u (input-to-hidden weight)")
+        self.ax.set_ylabel("v (hidden-to-output weight)")
+        self.ax.set_title("K = 4: KL = 0.000 (bounded fit 0.000)")
+        self.ax_kl.set_xlabel("number of components K")
+        self.ax_kl.set_ylabel("KL(Q‖P)")
+        super().__init__(_controls(), fig)
+
+    def compute(self, K, alpha, seed):
+        K = check.integer("K", K, low=1, high=K_MAX)
+        alpha = check.precision("alpha", alpha)
+        seed = check.integer("seed", seed, low=0)
+        return MixtureState(_comparison(float(alpha), int(seed)), K)
+
+    def draw(self, state: MixtureState) -> None:
+        if self._shown is not state.comparison:  # moving K alone keeps the contours
+            grid = state.comparison.posterior.grid(n=101, extent=view_extent(state.comparison))
+            self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, grid))
+            self._shown = state.comparison
+
+        def mixtures():
+            arts = plot_mixture(self.ax, state.fit, COLOR_QUADRATURE, "H by quadrature")
+            arts += plot_mixture(self.ax, state.fit_bound, COLOR_BOUND, "H's lower bound", "--")
+            arts.append(self.ax.legend(loc="lower right"))
+            return arts
+
+        self._mix = self.replace_artists(self._mix, mixtures)
+        self.ax.set_title(f"K = {state.K}: KL = {state.fit.kl:.3f} (bounded fit {state.fit_bound.kl:.3f})")
+
+        def ladder():
+            arts = plot_ladder(self.ax_kl, state.comparison, state.K)
+            arts.append(self.ax_kl.legend(loc="upper right"))
+            return arts
+
+        self._ladder = self.replace_artists(self._ladder, ladder)
+        self.ax_kl.relim()
+        self.ax_kl.autoscale_view()
+
+    def format_readout(self, state: MixtureState) -> str:
+        comp = state.comparison
+        rows = []
+        for fq, fb in zip(comp.quadrature.fits, comp.bound.fits):
+            mark = " ◀" if fq.K == state.K else ""
+            rows.append((f"{fq.K}{mark}", f"{fq.kl:.4f}", f"{fb.kl:.4f}", f"{fb.kl_bound:.4f}", f"{fb.bound:.4f}"))
+        table = self.readout_table(rows, header=("K", "KL(Q‖P), H by quadrature", "KL(Q‖P), H bounded",
+                                                 "KL the bound claims", "lower bound on ln P(D)"))
+        return (table + f"ln P(D | α, β) = {comp.posterior.log_evidence:.4f} (exact); "
+                f"KL(K=1) − ln 2 = {comp.quadrature.kl[0] - np.log(2.0):.4f}; "
+                f"mirror overlap ρ = {comp.rho:.2g}")
+
+
+# ---------------------------------------------------------------------------
+# the figure
+# ---------------------------------------------------------------------------
+
+def mixtures_figure(preset: dict | None = None):
+    """A new Figure: the quadrature-entropy mixtures for K = 1 … 4 over the posterior, and KL against K."""
+    preset = PAPER_PRESET if preset is None else preset
+    comp = fit_mixtures(make_posterior(**preset))
+    fig, axes = new_figure(12.0, 6.4, nrows=2, ncols=3)
+    grid = comp.posterior.grid(n=201, extent=view_extent(comp))
+    for K, ax in zip(range(1, K_MAX + 1), [axes[0, 0], axes[0, 1], axes[1, 0], axes[1, 1]]):
+        plot_posterior_contours(ax, grid)
+        fit = comp.quadrature.fits[K - 1]
+        plot_mixture(ax, fit, COLOR_QUADRATURE)
+        plot_mixture(ax, comp.bound.fits[K - 1], COLOR_BOUND, linestyle="--")
+        ax.set_title(f"K = {K}: KL = {fit.kl:.3f}")
+    plot_ladder(axes[0, 2], comp)
+    axes[0, 2].legend(loc="upper right")
+    axes[1, 2].axis("off")
+    return fig, comp
+
+
+def write_figures(outdir) -> list[Path]:
+    """Write ``mixture_fits.png`` into ``outdir``."""
+    fig, _ = mixtures_figure()
+    return [save_figure(fig, Path(outdir) / "mixture_fits.png")]
+
+
+__all__ = ["COLOR_BOUND", "COLOR_QUADRATURE", "K_MAX", "MixtureComparison", "MixtureExplorer", "MixtureState",
+           "fit_mixtures", "format_ladder", "view_extent", "mixture_kl_by_quadrature", "mixtures_figure", "plot_ladder",
+           "plot_mixture", "write_figures"]
