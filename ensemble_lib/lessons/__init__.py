@@ -9,6 +9,7 @@ module                      notebook
 :mod:`.bound`               ``03_bound_and_hyperparameters``
 :mod:`.networks`            ``04_ensemble_learning_for_networks``
 :mod:`.stochastic_vi`       ``05_deterministic_vs_stochastic_vi``
+:mod:`.mixture`             ``07_mixture_of_gaussians``
 ==========================  ======================================================
 
 Lessons never import each other: what two lessons share lives in the library
@@ -23,6 +24,7 @@ missing from it.
 from .bound import BoundPanel, HyperIterationPanel
 from .learning_path import LESSONS, Lesson
 from .mean_sigma import EnsemblePanel
+from .mixture import MixtureExplorer
 from .networks import Network1DPanel
 from .stochastic_vi import SVIExplorer
 from .toy_posterior import ToyExplorer
@@ -35,7 +37,8 @@ PANELS = {
     "HyperIterationPanel": (HyperIterationPanel, "03_bound_and_hyperparameters.ipynb"),
     "Network1DPanel": (Network1DPanel, "04_ensemble_learning_for_networks.ipynb"),
     "SVIExplorer": (SVIExplorer, "05_deterministic_vs_stochastic_vi.ipynb"),
+    "MixtureExplorer": (MixtureExplorer, "07_mixture_of_gaussians.ipynb"),
 }
 
 __all__ = ["LESSONS", "Lesson", "PANELS", "BoundPanel", "EnsemblePanel", "HyperIterationPanel",
-           "Network1DPanel", "SVIExplorer", "ToyExplorer"]
+           "MixtureExplorer", "Network1DPanel", "SVIExplorer", "ToyExplorer"]
