@@ -9,5 +9,6 @@
 * :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25));
 * :mod:`.network_fits` — the collapsed bound for networks, fits with warm starts, evidence
   restarts, Laplace error bars;
-* :mod:`.svi` — reparameterisation-gradient SVI on the same KL(Q‖P).
+* :mod:`.svi` — reparameterisation-gradient SVI on the same KL(Q‖P);
+* :mod:`.mixture` — a mixture of Gaussians as Q (B&B (39)): entropy by quadrature or a lower bound.
 """
