@@ -5,10 +5,10 @@ controls, the cases alternate the control between neighbouring values, so that
 every round really recomputes (no memoised result is timed twice in a row):
 
 * ``<prefix>_compute``: ``panel.compute(**values)`` alone (the library's work);
-* ``<prefix>_draw``: ``panel.draw(state)`` + the PNG render (the figure's work);
+* ``<prefix>_draw``: ``panel.draw(state)`` + the render and encoding (``panel.render()``: PNG or JPEG);
 * ``<prefix>_step``: setting ``control.value``, which runs the panel's whole
   callback as the kernel does when a student drags the slider (compute, draw,
-  render, readout, enabling/disabling the controls): the issue's target applies.
+  render, readout): the issue's target applies.
 
 Every panel in the registry must have cases (``tests/test_benchmarks.py``).
 """
@@ -16,7 +16,6 @@ Every panel in the registry must have cases (``tests/test_benchmarks.py``).
 from __future__ import annotations
 
 from ensemble_lib.lessons import PANELS
-from ensemble_lib.ui.plotting import fast_png
 
 #: names (keys of PANELS) of the panels that have cases
 BENCHED: set[str] = set()
@@ -64,7 +63,7 @@ def panel_cases(name: str, prefix: str, control: str, values, target_ms: float,
     def draw(ctx):
         panel = ctx["panel"]
         panel.draw(ctx["states"][_next(ctx)])
-        fast_png(panel.fig)
+        panel.render()
 
     def step(ctx):
         ctx["panel"].controls[control].value = values[_next(ctx)]

@@ -194,3 +194,73 @@ def test_a_burst_of_comm_messages_to_a_real_kernel_computes_a_few_times():
     assert out["value"] == pytest.approx(ALPHAS[-1]) and out["last"] == pytest.approx(ALPHAS[-1])
     assert 1 <= out["n"] <= 5, out["n"]
     assert out["same_readout"] and out["same_image"]
+
+
+# ---------------------------------------------------------------------------
+# figures sized for the screen, labels inside the canvas at every slider corner
+# ---------------------------------------------------------------------------
+
+from ensemble_lib.lessons import PANELS  # noqa: E402
+import ipywidgets as w  # noqa: E402
+
+_SLIDERS = (w.IntSlider, w.FloatSlider, w.FloatLogSlider)
+
+
+def _ends(ctl) -> list:
+    if isinstance(ctl, w.FloatLogSlider):
+        return [ctl.base ** ctl.min, ctl.base ** ctl.max]
+    return [ctl.min, ctl.max]
+
+
+def _labels_outside(panel) -> list[str]:
+    """Axis labels, titles and tick labels that stick out of the figure's canvas."""
+    fig = panel.fig
+    renderer = fig.canvas.get_renderer()
+    W, H = fig.canvas.get_width_height()
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        texts = [ax.xaxis.label, ax.yaxis.label, ax.title, ax._left_title, ax._right_title]
+        for axis in (ax.xaxis, ax.yaxis):  # the ticks drawn (within the view), not every located one
+            texts += [lab for tick in axis._update_ticks() for lab in (tick.label1, tick.label2)]
+        for t in texts:
+            if not t.get_visible() or not t.get_text():
+                continue
+            bb = t.get_window_extent(renderer)
+            if bb.x0 < -1 or bb.y0 < -1 or bb.x1 > W + 1 or bb.y1 > H + 1:
+                out.append(f"{t.get_text()!r} at {tuple(round(x) for x in bb.extents)} in {W}x{H}")
+    return out
+
+
+@pytest.mark.parametrize("name", list(PANELS))
+def test_axis_labels_lie_inside_the_canvas_at_every_slider_corner(name):
+    """Each slider at its min and at its max (others at their start), and all sliders at min / at max."""
+    p = PANELS[name][0]()
+    p.update()
+    start = p.values()
+    sliders = {n: c for n, c in p.controls.items() if isinstance(c, _SLIDERS)}
+    settings = [{n: _ends(c)[i]} for n, c in sliders.items() for i in (0, 1)]
+    settings += [{n: _ends(c)[i] for n, c in sliders.items()} for i in (0, 1)]
+    problems = []
+    for setting in settings:
+        with p.hold():
+            for n, v in start.items():
+                p.controls[n].value = v
+            for n, v in setting.items():
+                p.controls[n].value = v
+        if p.last_error is not None:
+            continue  # a refused corner keeps the last figure (checked elsewhere)
+        for problem in _labels_outside(p):
+            problems.append(f"{setting}: {problem}")
+    assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("name", list(PANELS))
+def test_the_image_is_shown_at_the_size_it_is_rendered(name):
+    """CSS size = image size (no stretching), small enough for a 1366 x 768 screen."""
+    p = PANELS[name][0]()
+    p.update()
+    W, H = p.fig.canvas.get_width_height()
+    assert (p.image.layout.width, p.image.layout.height) == (f"{W}px", f"{H}px")
+    assert W <= 900 and H <= 400, (W, H)

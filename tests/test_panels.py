@@ -21,7 +21,6 @@ import importlib
 import io
 import math
 import pkgutil
-import struct
 from pathlib import Path
 
 import ipywidgets as w
@@ -35,7 +34,6 @@ from ensemble_lib.ui.panel import FigurePanel
 from ensemble_lib.ui.plotting import figure_png, new_figure, save_figure
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 #: Per registered panel: ``moves``, control changes that each change the figure and the readout
 #: (run in order from the start values); ``readout``, text the readout always shows; ``numbers``,
@@ -115,10 +113,6 @@ def _choices(ctl) -> list:
     return [ctl.min, ctl.max]
 
 
-def _png_size(png: bytes) -> tuple[int, int]:
-    return struct.unpack(">II", png[16:24])
-
-
 # ---------------------------------------------------------------------------
 # the registry
 # ---------------------------------------------------------------------------
@@ -169,12 +163,12 @@ def test_a_built_panel_shows_its_controls_figure_readout_and_status(panel):
     kids = panel.widget.children
     assert kids[-3:] == (panel.image, panel.readout, panel.status)
     assert [c for row in kids[:-3] for c in row.children] == list(panel.controls.values())
-    png = panel.image.value
-    assert png[:8] == PNG_MAGIC
+    img = Image.open(io.BytesIO(panel.image.value))
+    assert img.format == panel.image_format.upper() == panel.image.format.upper()
     # the figure's resolution is the panel's (FigurePanel.dpi)
     assert panel.fig.dpi == type(panel).dpi
     width, height = panel.fig.get_size_inches() * type(panel).dpi
-    assert _png_size(png) == (int(round(width)), int(round(height)))
+    assert img.size == (int(round(width)), int(round(height)))
     assert panel.n_updates >= 1 and panel.status.value == "" and panel.last_error is None
     for ctl in panel.controls.values():  # sliders follow a drag (the panel coalesces the changes)
         if isinstance(ctl, (w.IntSlider, w.FloatSlider, w.FloatLogSlider)):

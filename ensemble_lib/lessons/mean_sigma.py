@@ -310,6 +310,10 @@ class EnsemblePanel(FigurePanel):
 
     #: only the contours, the left plot's axes and title, and the lines and marks are redrawn
     blit = True
+    #: 880 x 288 px: three plots side by side within a 1366 px wide screen's notebook
+    dpi = 80
+    #: contours over most of the area: JPEG encodes several times faster than PNG
+    image_format = "jpeg"
 
     def __init__(self):
         fig, axes = new_figure(11.0, 3.6, ncols=3, width_ratios=[1.15, 1, 1])

@@ -255,6 +255,10 @@ class SVIExplorer(FigurePanel):
     quarter of the run to the last).
     """
 
+    #: the right plot's frame and ticks are drawn once (fixed limits); its line and the left plot
+    #: (whose range follows the run) each step
+    blit = True
+
     def __init__(self, post=None):
         self.post = lesson_posterior() if post is None else post
         self.optima = {}
@@ -285,6 +289,10 @@ class SVIExplorer(FigurePanel):
         ax2.legend(loc="lower left")
         self._title = ax1.set_title(" ")
         super().__init__(_controls(), fig)
+
+    def animated_artists(self) -> list:
+        """The left plot (its range follows the run) and the right plot's line."""
+        return [*self.axes_artists(self.ax_kl), self._line_ex]
 
     def compute(self, step_size, n_samples, schedule, family, seed) -> SVIHistory:
         seed = check.integer("seed", seed, low=0)

@@ -14,8 +14,9 @@ supplies only
 
 The base class owns the machinery:
 
-* the figure is rendered by Agg to PNG into an ``ipywidgets.Image`` at the
-  panel's :attr:`~FigurePanel.dpi`. This works the same in JupyterLab, Voilà,
+* the figure is rendered by Agg to PNG (or JPEG, :attr:`~FigurePanel.image_format`)
+  into an ``ipywidgets.Image`` at the panel's :attr:`~FigurePanel.dpi`, shown at
+  exactly its pixel size. This works the same in JupyterLab, Voilà,
   nbval and headless tests, and keeps each step's cost in the kernel, where it
   can be measured;
 * the layout is computed once; a panel may opt in to blitting
@@ -79,7 +80,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
-from .plotting import fast_png
+from .plotting import fast_jpeg, fast_png
 from .plotting import replace_artists as _replace_artists
 
 #: Resolution of a panel's PNG unless the panel sets its own :attr:`FigurePanel.dpi`
@@ -183,6 +184,9 @@ class FigurePanel:
     #: Redraw only :meth:`animated_artists` at each step over a cached image of the rest.
     #: Only for panels whose other artists (axes, ticks, labels) never change.
     blit: bool = False
+    #: Encoding of the image widget: ``"png"`` (lines stay crisp: the default) or ``"jpeg"``
+    #: (filled contours and densities: about ten times faster to encode, half the bytes).
+    image_format: str = "png"
     _held = 0
     _dirty = False
     _flush_handle = None
@@ -203,7 +207,10 @@ class FigurePanel:
         if fig.get_layout_engine() is not None:
             fast_png(fig)
             fig.set_layout_engine("none")
-        self.image = widgets.Image(format="png", layout=widgets.Layout(width="auto"))
+        # shown at the size it is rendered (CSS size = pixel size: never stretched or blurred)
+        width, height = fig.canvas.get_width_height()
+        self.image = widgets.Image(format=self.image_format, layout=widgets.Layout(
+            width=f"{width}px", height=f"{height}px", max_width="100%", object_fit="contain"))
         self.readout = widgets.HTML()
         self.status = widgets.HTML()
         self.n_updates = 0
@@ -307,6 +314,16 @@ class FigurePanel:
         head = f"<tr>{cells(header, 'th')}</tr>" if header else ""
         body = "".join(f"<tr>{cells(row, 'td')}</tr>" for row in rows)
         return f"<table>{head}{body}</table>"
+
+    @staticmethod
+    def axes_artists(ax) -> list:
+        """Everything an Axes draws but its background, in drawing order (zorder).
+
+        For :meth:`animated_artists`: a plot whose range or ticks change at each
+        step is redrawn whole this way, over the cached rest of the figure.
+        """
+        kids = [a for a in ax.get_children() if a is not ax.patch and a.get_visible()]
+        return sorted(kids, key=lambda a: a.get_zorder())
 
     #: Remove old artists and return the ones ``make()`` draws in their place
     #: (:func:`~ensemble_lib.ui.plotting.replace_artists`).
@@ -464,6 +481,8 @@ class FigurePanel:
 
     def render(self) -> bytes:
         """The figure as laid out, encoded for the image widget (:attr:`image_format`)."""
+        if self.image_format == "jpeg":
+            return fast_jpeg(self.fig)
         return fast_png(self.fig)
 
     def _repr_mimebundle_(self, **kwargs):

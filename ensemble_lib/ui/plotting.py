@@ -97,6 +97,23 @@ def fast_png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
+def fast_jpeg(fig: Figure, quality: int = 90) -> bytes:
+    """Render a figure as it is laid out (no layout pass) to JPEG (for filled contours, densities).
+
+    For interactive panels whose figure is mostly shaded areas: encoding takes about
+    a tenth of :func:`fast_png`'s time and the bytes are about half.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    buf = io.BytesIO()
+    rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba())
+    rgba.convert("RGB").save(buf, format="jpeg", quality=quality)
+    return buf.getvalue()
+
+
 def replace_artists(old, make) -> list:
     """Remove the artists ``old`` and return the list of those ``make()`` draws in their place.
 
