@@ -631,6 +631,23 @@ def mixture_ladder(post, K_max: int = 4, entropy: str = "quadrature", single: KL
     return MixtureLadder(single=single, fits=tuple(fits), entropy=entropy)
 
 
+def mixture_kl(post, weights, means, covs, entropy: str = "quadrature") -> float:
+    """KL(Q‖P) of a given mixture (no fit): ``Σ π_i ⟨energy⟩_{Q_i} − H[Q] + ln Z``.
+
+    ``entropy="quadrature"`` uses :func:`mixture_entropy` at :data:`REPORT_SPACING`;
+    ``"bound"`` its lower bound, which gives an upper bound on the KL.
+    """
+    post = _check_options(post, entropy, REPORT_SPACING, 1.0, 1)[0]
+    entropy = _check_entropy(entropy)
+    pis, means, covs = check_mixture(weights, means, covs, dim=2)
+    energy = sum(p * post.expected_energy(m, C).value for p, m, C in zip(pis, means, covs))
+    if entropy == "quadrature":
+        H = _entropy_quadrature(pis, means, [np.linalg.cholesky(C) for C in covs], REPORT_SPACING, grad=False)
+    else:
+        H = _entropy_bound(pis, means, covs, grad=False)
+    return float(energy - H + post.log_Z)
+
+
 def mirror_overlap(mean, cov) -> float:
     """Bhattacharyya coefficient ρ = ∫√(Q Q') of N(w̄, C) and its mirror image N(−w̄, C).
 
@@ -645,4 +662,4 @@ def mirror_overlap(mean, cov) -> float:
 
 __all__ = ["ENTROPIES", "FIT_SPACING", "K_MAX", "REPORT_SPACING", "MixtureFit", "MixtureLadder",
            "MixtureParams", "check_mixture", "embed", "entropy_lower_bound", "mirror_overlap",
-           "mixture_entropy", "mixture_fit", "mixture_ladder", "mixture_objective", "starts_from"]
+           "mixture_entropy", "mixture_fit", "mixture_kl", "mixture_ladder", "mixture_objective", "starts_from"]

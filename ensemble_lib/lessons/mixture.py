@@ -70,6 +70,16 @@ def _comparison(alpha: float, seed: int) -> MixtureComparison:
     return fit_mixtures(make_posterior(seed, alpha, PAPER_PRESET["noise_sd"], PAPER_PRESET["n"]))
 
 
+def mixtures_for(alpha: float = PAPER_PRESET["alpha"], seed: int = PAPER_PRESET["seed"]) -> MixtureComparison:
+    """:func:`fit_mixtures` for the toy data of ``seed`` (N = 6, noise s.d. 0.1) and prior α.
+
+    Remembered (the 32 latest): the notebook and its panel share one computation.
+    """
+    alpha = check.precision("alpha", alpha)
+    seed = check.integer("seed", seed, low=0)
+    return _comparison(float(alpha), int(seed))
+
+
 def format_ladder(comp: MixtureComparison) -> str:
     """The fits per K as a fixed-width table (4 decimals, for nbval).
 
@@ -208,9 +218,7 @@ class MixtureExplorer(FigurePanel):
 
     def compute(self, K, alpha, seed):
         K = check.integer("K", K, low=1, high=K_MAX)
-        alpha = check.precision("alpha", alpha)
-        seed = check.integer("seed", seed, low=0)
-        return MixtureState(_comparison(float(alpha), int(seed)), K)
+        return MixtureState(mixtures_for(alpha, seed), K)
 
     def draw(self, state: MixtureState) -> None:
         if self._shown is not state.comparison:  # moving K alone keeps the contours
@@ -253,20 +261,29 @@ class MixtureExplorer(FigurePanel):
 # the figure
 # ---------------------------------------------------------------------------
 
-def mixtures_figure(preset: dict | None = None):
-    """A new Figure: the quadrature-entropy mixtures for K = 1 … 4 over the posterior, and KL against K."""
-    preset = PAPER_PRESET if preset is None else preset
-    comp = fit_mixtures(make_posterior(**preset))
-    fig, axes = new_figure(12.0, 6.4, nrows=2, ncols=3)
+def plot_comparison(axes, comp: MixtureComparison):
+    """Five axes: the mixtures for K = 1 … 4 over the exact posterior (quadrature-entropy fit solid,
+    bounded-entropy fit dashed), then KL against K."""
     grid = comp.posterior.grid(n=201, extent=view_extent(comp))
-    for K, ax in zip(range(1, K_MAX + 1), [axes[0, 0], axes[0, 1], axes[1, 0], axes[1, 1]]):
-        plot_posterior_contours(ax, grid)
+    axes = list(np.ravel(axes))
+    artists = []
+    for K, ax in zip(range(1, K_MAX + 1), axes[:K_MAX]):
+        artists += plot_posterior_contours(ax, grid)
         fit = comp.quadrature.fits[K - 1]
-        plot_mixture(ax, fit, COLOR_QUADRATURE)
-        plot_mixture(ax, comp.bound.fits[K - 1], COLOR_BOUND, linestyle="--")
+        artists += plot_mixture(ax, fit, COLOR_QUADRATURE, "H by quadrature")
+        artists += plot_mixture(ax, comp.bound.fits[K - 1], COLOR_BOUND, "H's lower bound", linestyle="--")
         ax.set_title(f"K = {K}: KL = {fit.kl:.3f}")
-    plot_ladder(axes[0, 2], comp)
-    axes[0, 2].legend(loc="upper right")
+    axes[0].legend(loc="lower right")
+    artists += plot_ladder(axes[K_MAX], comp)
+    axes[K_MAX].legend(loc="upper right")
+    return artists
+
+
+def mixtures_figure(preset: dict | None = None):
+    """A new Figure of :func:`plot_comparison` for ``preset`` (default: the paper-like preset)."""
+    comp = fit_mixtures(make_posterior(**(PAPER_PRESET if preset is None else preset)))
+    fig, axes = new_figure(12.0, 6.4, nrows=2, ncols=3)
+    plot_comparison([axes[0, 0], axes[0, 1], axes[1, 0], axes[1, 1], axes[0, 2]], comp)
     axes[1, 2].axis("off")
     return fig, comp
 
@@ -278,5 +295,5 @@ def write_figures(outdir) -> list[Path]:
 
 
 __all__ = ["COLOR_BOUND", "COLOR_QUADRATURE", "K_MAX", "MixtureComparison", "MixtureExplorer", "MixtureState",
-           "fit_mixtures", "format_ladder", "view_extent", "mixture_kl_by_quadrature", "mixtures_figure", "plot_ladder",
-           "plot_mixture", "write_figures"]
+           "fit_mixtures", "format_ladder", "mixture_kl_by_quadrature", "mixtures_figure", "mixtures_for",
+           "plot_comparison", "plot_ladder", "plot_mixture", "view_extent", "write_figures"]
