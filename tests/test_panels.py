@@ -73,6 +73,12 @@ SPEC = {
         readout="quadrature optimum",
         numbers=lambda s: [f"{s.kl[0]:.4f}", f"{s.final_kl:.4f}", f"{s.tail_kl(0.5):.4f}"],
         bad=("step_size", -0.1, "step_size")),
+    "MixtureExplorer": dict(
+        moves=[("K", 4), ("alpha", 1.0), ("seed", 3), ("K", 1)],
+        readout="lower bound on ln P(D)",
+        numbers=lambda s: [f"{s.fit.kl:.4f}", f"{s.fit_bound.kl_bound:.4f}",
+                           f"{s.comparison.posterior.log_evidence:.4f}"],
+        bad=("alpha", -1.0, "alpha")),
 }
 
 _BUILT: dict = {}
