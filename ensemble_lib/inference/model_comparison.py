@@ -1,0 +1,287 @@
+"""Comparing models: the evidence ln P(D|H) (MacKay (30)), pruning by evidence (§6), committees (§5.3).
+
+MacKay (1995), "Probable networks", §4–6.
+
+**The evidence for a model** (30). With a prior on ln α and ln β that is flat over widths
+``W_α``, ``W_β`` (density ``1/W``) and a separable Gaussian approximation of
+``P(ln α, ln β | D)`` with the error bars (25),
+
+.. math::
+    \\ln P(D\\mid\\mathcal H) \\simeq \\ln P(D\\mid\\alpha_{MP},\\beta_{MP},\\mathcal H)
+        + \\sum_c\\big[\\ln(\\sqrt{2\\pi}\\,\\sigma_{\\ln\\alpha_c}) - \\ln W_\\alpha\\big]
+        + \\ln(\\sqrt{2\\pi}\\,\\sigma_{\\ln\\beta}) - \\ln W_\\beta,               \\quad (30)
+
+``σ²_{ln α_c} = 2/γ_c``, ``σ²_{ln β} = 2/(N − γ)``. ``ln P(D|α, β, H)`` is (20), which already
+carries ``ln(H! 2^H)`` (§4.1) when the run was made with that symmetry factor: each local optimum
+is its own "model" (§4.1). The default widths are those of the precisions the library allows,
+``W = ln(1e8/1e-8)`` (:data:`~ensemble_lib._validation.PRECISION_RANGE`).
+
+**Deleting parameters** (§6). At fixed α, β, setting the parameters s to zero changes the
+log evidence by
+
+.. math::
+    \\ln P(D\\mid\\mathcal H) - \\ln P(D\\mid\\mathcal H_{\\bar s})
+      = \\tfrac12\\mathbf w_s^T\\Sigma_s^{-1}\\mathbf w_s
+      + \\ln\\frac{\\det^{1/2}\\Sigma_s}{\\prod_{i\\in s}\\sigma_{w,i}},
+
+``Σ_s`` the block of A⁻¹ for s and ``σ_{w,i}² = 1/α`` the prior variance. The first term is the
+"optimal brain surgeon" saliency (ΔM_MP; Hassibi & Stork), the second the Occam term; "optimal
+brain damage" (LeCun et al.) uses ``½ A_ss w_s²`` instead, which ignores the correlations.
+A positive difference means deleting makes the model *less* probable (:func:`deletion_evidence`).
+
+**Committees** (§5.3): the predictions of several optima m weighted by their posterior
+probabilities ``p_m ∝ exp(ln P(D|H_m))``; the predictive variance of the mixture is
+``Σ_m p_m σ_m² + Σ_m p_m (μ_m − μ̄)²`` (within plus between members; :func:`committee`).
+
+Symbols → code: W_α, W_β → ``log_alpha_width``, ``log_beta_width``; Σ_s → block of ``cov``;
+σ_w² → ``prior_variances``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validation as check
+from ..models.posterior import Expectation, RegressionPosterior
+from .gaussian import GaussianFactor
+
+#: default width of the flat prior over ln α and over ln β: the library's precision range
+DEFAULT_LOG_WIDTH = math.log(check.PRECISION_RANGE[1] / check.PRECISION_RANGE[0])
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+@dataclass(frozen=True)
+class ModelEvidence:
+    """ln P(D|H) of MacKay (30) and its terms.
+
+    ``log_evidence_mp`` is ln P(D | α_MP, β_MP, H) (eq. 20, with the symmetry factor);
+    ``log_alpha_errors`` σ_{ln α_c}, ``log_beta_error`` σ_{ln β} (eq. 25); ``log_hyper_occam`` the
+    sum of the hyperparameters' Occam factors ``ln(√(2π) σ / W)``; ``log_evidence`` their sum.
+    """
+
+    log_evidence: float
+    log_evidence_mp: float
+    log_hyper_occam: float
+    log_alpha_errors: np.ndarray
+    log_beta_error: float
+    symmetry_factor: int
+
+
+def model_log_evidence(run, log_alpha_width: float = DEFAULT_LOG_WIDTH,
+                       log_beta_width: float = DEFAULT_LOG_WIDTH) -> ModelEvidence:
+    """ln P(D|H) by MacKay (30) from a converged evidence run.
+
+    Parameters
+    ----------
+    run : EvidenceRun or ClassEvidenceRun
+        :func:`~ensemble_lib.inference.evidence.evidence_reestimation` (one α),
+        :func:`~ensemble_lib.inference.ard.class_evidence_reestimation` (one α per class) or a
+        ``fit_*evidence`` result. Its ``final`` state's log evidence is used.
+    log_alpha_width, log_beta_width : float
+        Widths (> 0) of the flat priors over each ln α_c and over ln β.
+
+    Raises
+    ------
+    ValueError
+        If ``run`` is not an evidence run, or some γ_c ≤ 0 or N − γ ≤ 0 (eq. (25) undefined).
+    """
+    if not hasattr(run, "final") or not hasattr(run, "log_beta_error"):
+        raise ValueError(f"run must be an evidence run (EvidenceRun or ClassEvidenceRun), "
+                         f"got {type(run).__name__}")
+    wa = check.positive("log_alpha_width", log_alpha_width)
+    wb = check.positive("log_beta_width", log_beta_width)
+    if hasattr(run, "log_alpha_errors"):
+        sa = np.asarray(run.log_alpha_errors, dtype=float)
+    else:
+        sa = np.array([run.log_alpha_error])
+    sb = float(run.log_beta_error)
+    if not (np.all(np.isfinite(sa)) and math.isfinite(sb)):
+        raise ValueError("run has gamma_c <= 0 or N - gamma <= 0: the error bars (25) and eq. (30) "
+                         "are undefined (a class or the noise is not determined by the data)")
+    occam = float(np.sum(_HALF_LOG_2PI + np.log(sa) - math.log(wa))) + _HALF_LOG_2PI + math.log(sb) \
+        - math.log(wb)
+    mp = float(run.final.log_evidence)
+    return ModelEvidence(log_evidence=mp + occam, log_evidence_mp=mp, log_hyper_occam=occam,
+                         log_alpha_errors=sa, log_beta_error=sb,
+                         symmetry_factor=int(run.symmetry_factor))
+
+
+# ---------------------------------------------------------------------------
+# Pruning (§6)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """The §6 evidence change for deleting the parameters ``indices``.
+
+    ``evidence_change`` = ln P(D|H) − ln P(D|H_s̄) = ``saliency`` + ``occam``; ``obd`` is the
+    optimal-brain-damage saliency ½ Σ_i A_ii w_i² for comparison; ``new_mean`` the predicted
+    optimum of the reduced model (w_MP − A⁻¹ E_s Σ_s⁻¹ w_s, zero at s).
+    """
+
+    indices: np.ndarray
+    saliency: float
+    occam: float
+    evidence_change: float
+    obd: float
+    new_mean: np.ndarray
+
+
+def deletion_evidence(mean, cov, prior_variances, indices, hessian=None) -> Deletion:
+    """MacKay §6: the change in log evidence when the parameters ``indices`` are set to zero.
+
+    Parameters
+    ----------
+    mean : (k,) array_like
+        w_MP.
+    cov : (k, k) array_like
+        A⁻¹ (Laplace covariance), symmetric positive definite.
+    prior_variances : float or (k,) array_like
+        σ_w² = 1/α of each parameter (one number for all, or per parameter, e.g.
+        ``1/ClassPriorPosterior.alpha_vector``).
+    indices : int or sequence of int
+        The parameter(s) to delete (distinct, in [0, k)).
+    hessian : (k, k) array_like, optional
+        A, for the OBD saliency (default: the inverse of ``cov``).
+    """
+    mean, cov = check.mean_cov(mean, cov, np.size(mean), ("mean", "cov"))
+    k = mean.size
+    pv = check.real_array("prior_variances", prior_variances)
+    if pv.ndim == 0:
+        pv = np.full(k, float(pv))
+    if pv.shape != (k,) or not np.all(np.isfinite(pv) & (pv > 0)):
+        raise ValueError(f"prior_variances must be a positive number or {k} positive numbers, "
+                         f"got shape {pv.shape}")
+    idx = np.atleast_1d(np.asarray(indices))
+    if idx.size == 0 or idx.dtype.kind not in "iu":
+        raise ValueError(f"indices must be one or more integer indices in [0, {k - 1}], got {indices!r}")
+    if np.any((idx < 0) | (idx >= k)) or np.unique(idx).size != idx.size:
+        raise ValueError(f"indices must be distinct integers in [0, {k - 1}], got {idx.tolist()}")
+    A = np.linalg.inv(cov) if hessian is None else check.real_array("hessian", hessian)
+    if A.shape != (k, k):
+        raise ValueError(f"hessian must have shape ({k}, {k}), got {A.shape}")
+    Sig = GaussianFactor(cov[np.ix_(idx, idx)], "cov block")
+    ws = mean[idx]
+    saliency = 0.5 * float(Sig.quad(ws))
+    occam = 0.5 * Sig.log_det - 0.5 * float(np.sum(np.log(pv[idx])))
+    obd = 0.5 * float(np.sum(np.diag(A)[idx] * ws * ws))
+    new_mean = mean - cov[:, idx] @ Sig.solve(ws)
+    new_mean[idx] = 0.0
+    return Deletion(indices=idx, saliency=saliency, occam=occam, evidence_change=saliency + occam,
+                    obd=obd, new_mean=new_mean)
+
+
+class SubsetPosterior(RegressionPosterior):
+    """The posterior of a model with some parameters deleted (held at zero): MacKay's H_s̄.
+
+    The reduced weight vector holds the parameters ``keep`` of ``base``; the others are zero.
+    Data error, gradient, Hessian and ⟨E_D⟩ are the base model's restricted to ``keep`` (the
+    prior on the kept weights is the base's N(0, 1/α) — for a
+    :class:`~ensemble_lib.inference.ard.ClassPriorPosterior` base its per-weight α).
+    """
+
+    def __init__(self, base, keep):
+        base = check.posterior("base", base)
+        idx = np.atleast_1d(np.asarray(keep))
+        if idx.size == 0 or idx.dtype.kind not in "iu" or np.any((idx < 0) | (idx >= base.dim)) \
+                or np.unique(idx).size != idx.size:
+            raise ValueError(f"keep must be distinct integer indices in [0, {base.dim - 1}], "
+                             f"at least one, got {keep!r}")
+        self.base, self.keep = base, np.sort(idx)
+        super().__init__(base.alpha, base.beta)
+        self.dim, self.n_data = self.keep.size, base.n_data
+        self._alpha_vec = getattr(base, "alpha_vector", np.full(base.dim, base.alpha))[self.keep]
+
+    def embed(self, w) -> np.ndarray:
+        w = np.asarray(w, dtype=float)
+        full = np.zeros(w.shape[:-1] + (self.base.dim,))
+        full[..., self.keep] = w
+        return full
+
+    def data_error(self, w):
+        return self.base.data_error(self.embed(w))
+
+    def data_error_grad(self, w):
+        return self.base.data_error_grad(self.embed(w))[self.keep]
+
+    def data_error_hessian(self, w):
+        return self.base.data_error_hessian(self.embed(w))[np.ix_(self.keep, self.keep)]
+
+    def expected_data_error(self, mean, cov):
+        full_cov = np.zeros((self.base.dim, self.base.dim))
+        full_cov[np.ix_(self.keep, self.keep)] = cov
+        ed = self.base.expected_data_error(self.embed(mean), full_cov)
+        return Expectation(ed.value, ed.d_mean[self.keep], ed.d_cov[np.ix_(self.keep, self.keep)])
+
+    def log_unnorm(self, w):
+        w = self._w(w)
+        return -self.beta * self.data_error(w) - 0.5 * np.sum(self._alpha_vec * w * w, axis=-1)
+
+    def grad(self, w):
+        w = self._w(w, single=True)
+        return -self.beta * self.data_error_grad(w) - self._alpha_vec * w
+
+    def hessian(self, w):
+        w = self._w(w, single=True)
+        return -self.beta * self.data_error_hessian(w) - np.diag(self._alpha_vec)
+
+    def expected_energy(self, mean, cov) -> Expectation:
+        ed = self.expected_data_error(mean, cov)
+        value = self.beta * ed.value + 0.5 * float(np.sum(self._alpha_vec * (mean * mean + np.diag(cov))))
+        return Expectation(float(value), self.beta * ed.d_mean + self._alpha_vec * mean,
+                           self.beta * ed.d_cov + 0.5 * np.diag(self._alpha_vec))
+
+    @property
+    def log_normalisers(self) -> float:
+        return float(0.5 * self.n_data * (math.log(2 * math.pi) - math.log(self.beta))
+                     + 0.5 * np.sum(math.log(2 * math.pi) - np.log(self._alpha_vec)))
+
+
+# ---------------------------------------------------------------------------
+# Committees (§5.3)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Committee:
+    """Evidence-weighted committee: ``weights`` p_m, predictive ``mean`` and ``variance``
+    (= ``within`` Σ p_m σ_m² + ``between`` Σ p_m (μ_m − μ̄)²)."""
+
+    weights: np.ndarray
+    mean: np.ndarray
+    variance: np.ndarray
+    within: np.ndarray
+    between: np.ndarray
+
+
+def committee(means, variances, log_evidences) -> Committee:
+    """Mix the predictive Gaussians N(μ_m, σ_m²) of M optima with weights ∝ exp(ln P(D|H_m)).
+
+    Parameters
+    ----------
+    means, variances : (M, P) array_like
+        Each member's predictive mean and variance at P inputs (variances ≥ 0).
+    log_evidences : (M,) array_like
+        Each member's log evidence (e.g. :func:`model_log_evidence`), finite.
+    """
+    mu = check.real_array("means", means)
+    var = check.real_array("variances", variances)
+    le = check.finite_vector("log_evidences", log_evidences)
+    if mu.ndim == 1:
+        mu, var = mu[:, None], var.reshape(-1, 1) if var.ndim == 1 else var
+    if mu.ndim != 2 or mu.shape[0] != le.size:
+        raise ValueError(f"means must have shape (M, P) with M = {le.size} members, got {mu.shape}")
+    if var.shape != mu.shape:
+        raise ValueError(f"variances must have the shape of means {mu.shape}, got {var.shape}")
+    if not (np.all(np.isfinite(mu)) and np.all(np.isfinite(var)) and np.all(var >= 0)):
+        raise ValueError("means must be finite and variances finite and >= 0")
+    p = np.exp(le - le.max())
+    p /= p.sum()
+    mbar = p @ mu
+    within = p @ var
+    between = p @ (mu - mbar) ** 2
+    return Committee(weights=p, mean=mbar, variance=within + between, within=within, between=between)
