@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 from functools import lru_cache
 
 import numpy as np
@@ -466,6 +467,10 @@ CASES = [
     C(lambda: stochastic_vi.exact_fit(toy(), family="bogus"), r"family must be one of", id="ef-family"),
     C(lambda: toy_posterior.kl_table(seeds=[0], alphas=(-1.0,)), r"alphas must", id="kl-table-alphas"),
     C(lambda: toy_posterior.kl_table(seeds=[-1], alphas=(1.0,)), r"seed", id="kl-table-seeds"),
+    C(lambda: toy_posterior.load_kl_table("no-such-table.csv"), r"path must name an existing file",
+      id="kl-table-load-missing"),
+    C(lambda: toy_posterior.load_kl_table(3), r"path must be a str or pathlib.Path", id="kl-table-load-type"),
+    C(lambda: toy_posterior.load_kl_table(Path(__file__)), r"path must be a KL table", id="kl-table-load-other"),
     C(lambda: toy_posterior.fig2_figure(preset={"seed": 0, "alpha": "x"}), r"alpha must be a finite number", id="fig2-preset"),
     C(lambda: mean_sigma.plot_fig1a(_ax(), n=2), r"n must be an integer", id="fig1a-n"),
     C(lambda: mean_sigma.plot_fig1a(_ax(), mu_lim=(np.nan, 1.0)), r"mu_lim must be two finite numbers", id="fig1a-lim"),

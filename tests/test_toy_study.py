@@ -10,6 +10,7 @@ from ensemble_lib.lessons import toy_posterior as toy_study
 from ensemble_lib.ui.figures import write_all
 from ensemble_lib.lessons.toy_posterior import ALPHA_RANGE, N_RANGE, NOISE_SD_RANGE, SEED_RANGE
 from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
+from ensemble_lib.inference.laplace import laplace_fit
 from ensemble_lib.inference.toy_fits import fit_all
 
 from _committed import assert_writes_the_committed_files
@@ -56,6 +57,28 @@ def test_paper_preset_lands_near_the_papers_laplace_kl():
     fits = fit_all(make_posterior(**PAPER_PRESET))
     assert abs(fits.laplace.kl - toy_study.PAPER_KL["laplace"]) < 1.0
     assert fits.laplace.kl > 10 * fits.diagonal.kl > 10 * fits.full.kl
+
+
+def test_find_preset_finds_the_stored_paper_preset():
+    """The lesson shows PAPER_PRESET instead of re-running the 280-data-set search: this re-runs it."""
+    preset = toy_study.find_preset()
+    assert {k: preset[k] for k in PAPER_PRESET} == PAPER_PRESET
+    assert preset["laplace_kl"] == laplace_fit(make_posterior(**PAPER_PRESET)).kl
+
+
+def test_the_stored_kl_table_reads_back_as_kl_table_computes_it():
+    """load_kl_table (what the lesson shows) against fresh fits of a few rows, and the whole file
+    against its own text (the file itself is re-derived in the test below)."""
+    rows = toy_study.load_kl_table()
+    assert [(r["alpha"], r["seed"]) for r in rows] == [(a, s) for a in (0.1, 0.3, 1.0, 3.0) for s in range(20)]
+    fresh = toy_study.kl_table(seeds=[0, 13], alphas=(0.3, 3.0))
+    stored = {(r["alpha"], r["seed"]): r for r in rows}
+    for r in fresh:
+        for key in ("laplace", "diagonal", "full"):
+            assert stored[r["alpha"], r["seed"]][key] == pytest.approx(r[key], rel=1e-5), key
+    text = toy_study.KL_TABLE_CSV.read_text().splitlines()[1:]
+    assert text == [f"{r['alpha']:g},{r['seed']},{r['laplace']:.6g},{r['diagonal']:.6g},{r['full']:.6g}"
+                    for r in rows]
 
 
 def test_figures_and_the_kl_table_are_the_committed_ones(tmp_path):

@@ -7,7 +7,8 @@
   were never published, nor was α; the preset's seed and α were chosen by
   :func:`find_preset` so that KL(Laplace) lands near the paper's 41;
 * :func:`kl_table` computes the three KL values over many random data sets and
-  several α (does Laplace ≫ diagonal > full hold?);
+  several α (does Laplace ≫ diagonal > full hold?); :func:`load_kl_table` reads
+  the stored table the lesson shows;
 * :func:`plot_fig2` draws the four panels of Fig. 2;
 * :class:`ToyExplorer` is the interactive panel (α, noise s.d., N, seed, rank);
 * :func:`write_figures` writes ``figures/toy_fig2.png``, ``figures/toy_kl_table.png``
@@ -96,6 +97,32 @@ def kl_table(seeds=range(20), alphas=(0.1, 0.3, 1.0, 3.0), noise_sd: float = TOY
             rows.append({"alpha": float(alpha), "seed": int(seed), "laplace": f.laplace.kl,
                          "diagonal": f.diagonal.kl, "full": f.full.kl})
             report(progress, len(rows), total)
+    return rows
+
+
+#: where :func:`write_figures` stores the table (``make figures``)
+KL_TABLE_CSV = Path(__file__).resolve().parents[2] / "figures" / "toy_kl_table.csv"
+
+
+def load_kl_table(path: Path | str = KL_TABLE_CSV) -> list[dict]:
+    """The stored :func:`kl_table` (its default seeds and α), as written by :func:`write_figures`.
+
+    The values are stored to 6 significant figures; ``tests/test_toy_study.py`` re-derives the
+    file from :func:`kl_table` byte for byte, so a change that moves a value fails there.
+    """
+    if not isinstance(path, (str, Path)):
+        raise ValueError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"path must name an existing file (a KL table from write_figures); got {path}")
+    lines = path.read_text().split()
+    if not lines or lines[0] != "alpha,seed,kl_laplace,kl_diagonal,kl_full":
+        raise ValueError(f"path must be a KL table written by write_figures; {path} is not")
+    rows = []
+    for line in lines[1:]:
+        alpha, seed, lap, dia, ful = line.split(",")
+        rows.append({"alpha": float(alpha), "seed": int(seed), "laplace": float(lap),
+                     "diagonal": float(dia), "full": float(ful)})
     return rows
 
 
