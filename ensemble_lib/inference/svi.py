@@ -302,11 +302,85 @@ def svi_fit(
     docstring. Adam: ``m ← β₁m + (1−β₁)g``, ``v ← β₂v + (1−β₂)g²``,
     ``θ ← θ − ρ_t m̂/(√v̂ + ε)`` with bias-corrected m̂, v̂.
     """
+    for history in svi_stream(post, family, rng=rng, n_samples=n_samples, step_size=step_size,
+                              schedule=schedule, n_iter=n_iter, tau=tau, kappa=kappa,
+                              kl_every=kl_every, init=init):
+        pass
+    return history
+
+
+def svi_stream(
+    post,
+    family: str = "full",
+    *,
+    rng: np.random.Generator,
+    n_samples: int = 1,
+    step_size: float = 0.03,
+    schedule: str = "decaying",
+    n_iter: int = 3000,
+    tau: float = 100.0,
+    kappa: float = 0.75,
+    kl_every: int = 10,
+    init=None,
+    yield_every: int | None = None,
+):
+    """:func:`svi_fit` as it runs: yields the history so far every ``yield_every`` steps, then the whole run.
+
+    The same run as :func:`svi_fit` with the same arguments (the last item it yields
+    is equal to what :func:`svi_fit` returns); the items before it are the history of
+    the first steps (their ``n_iter`` is the number of steps done), for a panel that
+    draws a long run while it fills in. ``yield_every`` (a multiple of ``kl_every``
+    is best; None: only the final history) is the number of steps between items.
+    The other parameters are :func:`svi_fit`'s.
+
+    Parameters
+    ----------
+    post : RegressionPosterior
+        Needs ``log_unnorm``/``grad`` (and ``log_Z`` for the exact KL record),
+        e.g. a :class:`~ensemble_lib.ToyPosterior`.
+    family : {"full", "diagonal"}
+        Covariance family of Q (Cholesky factor with log-diagonal, or diagonal).
+    rng : numpy.random.Generator
+        Source of the draws ε; the run is a deterministic function of its state.
+    n_samples : int
+        Draws S per step (1 to 4096).
+    step_size : float
+        Adam's step a, in (0, 1].
+    schedule : {"fixed", "decaying"}
+        Constant a, or ρ_t = a/(1 + t/τ)^κ.
+    n_iter : int
+        Number of steps (1 to 10⁶).
+    tau, kappa : float
+        Decay time τ > 0 and exponent κ in (0.5, 1] of the decaying schedule.
+    kl_every : int
+        Record the exact KL every this many steps (≥ 1).
+    init : (mean, cov), optional
+        Starting Q; default :func:`default_start`.
+
+    Returns
+    -------
+    SVIHistory
+
+    Raises
+    ------
+    ValueError
+        For an argument out of its range.
+    RuntimeError
+        If the iterates leave the range where Q is a finite Gaussian (step too large).
+
+    Notes
+    -----
+    Objective: Barber & Bishop (1998) eqs (16)–(20); estimator: see the module
+    docstring. Adam: ``m ← β₁m + (1−β₁)g``, ``v ← β₂v + (1−β₂)g²``,
+    ``θ ← θ − ρ_t m̂/(√v̂ + ε)`` with bias-corrected m̂, v̂.
+    """
     post = check.posterior("post", post)
     family = check.choice("family", family, SVI_FAMILIES)
     rng = check.generator("rng", rng)
     n_samples = check.integer("n_samples", n_samples, low=1, high=4096)
     kl_every = check.integer("kl_every", kl_every, low=1)
+    if yield_every is not None:
+        yield_every = check.integer("yield_every", yield_every, low=1)
     rho = step_sizes(step_size, schedule, n_iter, tau, kappa)
     n_iter = rho.size
     fam = CovarianceFamily.make(family, post.dim)
@@ -353,18 +427,25 @@ def svi_fit(
             raise RuntimeError(f"SVI diverged at step {t + 1}; reduce step_size (got {step_size!r})")
         if (t + 1) % kl_every == 0 or t + 1 == n_iter:
             record(t + 1, elapsed)
+        if yield_every and (t + 1) % yield_every == 0 and t + 1 < n_iter:
+            yield _history(records, fam, theta, family, n_samples, step_size, schedule, tau, kappa, t + 1)
 
+    yield _history(records, fam, theta, family, n_samples, step_size, schedule, tau, kappa, n_iter)
+
+
+def _history(records, fam, theta, family, n_samples, step_size, schedule, tau, kappa, n_done) -> SVIHistory:
+    """The :class:`SVIHistory` of the records so far (``n_done`` steps, ending at ``theta``)."""
     its, kls, bounds, times, thetas = (np.array(c) for c in zip(*records))
     mean, cov = fam.unpack(theta)
     return SVIHistory(
         iterations=its.astype(int), kl=kls.astype(float), bound=bounds.astype(float),
         time_s=times.astype(float), thetas=np.stack(thetas), mean=mean, cov=cov, family=family,
         n_samples=n_samples, step_size=float(step_size), schedule=schedule, tau=float(tau),
-        kappa=float(kappa), n_iter=n_iter,
+        kappa=float(kappa), n_iter=n_done,
     )
 
 
 __all__ = [
-    "SVIHistory", "Settling", "SVI_FAMILIES", "SCHEDULES", "svi_fit", "reparam_gradient", "toy_grad_batch",
+    "SVIHistory", "Settling", "SVI_FAMILIES", "SCHEDULES", "svi_fit", "svi_stream", "reparam_gradient", "toy_grad_batch",
     "grad_log_unnorm_batch", "scale_matrix", "step_sizes", "default_start",
 ]

@@ -35,7 +35,7 @@ from matplotlib.ticker import NullLocator
 from .. import _validation as check
 from ..inference.kl_fit import KLFit, kl_fit
 from ..ui.plotting import new_figure, save_figure
-from ..inference.svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit
+from ..inference.svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit, svi_stream
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..ui.panel import FigurePanel
 
@@ -49,6 +49,8 @@ DEFAULT_KAPPA = 1.0
 #: Steps of each run in the notebook and figures, and in the panel (kept short for speed).
 N_ITER = 3000
 PANEL_N_ITER = 1000
+#: The panel shows the run every this many steps while it fills in (after a drag in the browser).
+STREAM_EVERY = 100
 #: Figures measured elsewhere with other libraries on this toy (quoted, not recomputed here).
 NUMPYRO_SECONDS = 1.0
 NUMPYRO_FLOOR = (0.02, 0.08)
@@ -301,6 +303,13 @@ class SVIExplorer(FigurePanel):
                     kappa=DEFAULT_KAPPA, kl_every=10, init=LESSON_START)
         return h
 
+    def compute_stream(self, step_size, n_samples, schedule, family, seed):
+        """The run as it goes: the first :data:`STREAM_EVERY` steps, then more; the last item is :meth:`compute`'s."""
+        seed = check.integer("seed", seed, low=0)
+        return svi_stream(self.post, family, rng=np.random.default_rng(seed), n_samples=n_samples,
+                          step_size=step_size, schedule=schedule, n_iter=PANEL_N_ITER, tau=DEFAULT_TAU,
+                          kappa=DEFAULT_KAPPA, kl_every=10, init=LESSON_START, yield_every=STREAM_EVERY)
+
     def draw(self, h: SVIHistory) -> None:
         kl_opt = self.optima[h.family].kl
         color = _COLOR.get(h.n_samples, "#7f7f7f")
@@ -317,11 +326,20 @@ class SVIExplorer(FigurePanel):
 
     def format_readout(self, h: SVIHistory) -> str:
         kl_opt = self.optima[h.family].kl
+        if h.n_iter < PANEL_N_ITER:  # a run still filling in (a drag in the browser)
+            rows = [
+                ("running", f"{h.n_iter} of {PANEL_N_ITER} SVI steps done…"),
+                ("exact KL at the start", f"{h.kl[0]:.4f}"),
+                (f"exact KL after {h.iterations[-1]} steps", f"{h.final_kl:.4f}"),
+                ("quadrature optimum", f"{kl_opt:.4f}"),
+            ]
+            return self.readout_table(rows)
         gap = h.tail_kl(0.5) - kl_opt
         s = h.settling(0.5)
         verdict = (f"yes ({s.change:+.3f} ± {s.se:.3f}): noise floor {gap:.4f}" if s.settled else
                    f"no ({s.change:+.3f} ± {s.se:.3f}, still falling by > 2 s.e.): no noise floor yet")
         rows = [
+            ("complete", f"all {h.n_iter} SVI steps"),
             ("exact KL at the start", f"{h.kl[0]:.4f}"),
             (f"exact KL after {h.n_iter} SVI steps", f"{h.final_kl:.4f}"),
             ("mean KL over the last half", f"{h.tail_kl(0.5):.4f}"),

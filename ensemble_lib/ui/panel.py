@@ -91,6 +91,8 @@ _STYLE = {"description_width": "initial"}
 
 #: A step slower than this (seconds) makes the next one say "computing…" in the status line.
 SLOW_STEP_S = 0.25
+#: A streaming step (:meth:`FigurePanel.compute_stream`) shows a new frame about this often (seconds).
+STREAM_FRAME_S = 0.05
 #: Coalescing of front-end changes (seconds): a flush waits for a pause this long in the changes,
 COALESCE_QUIET_S = 0.006
 #: and for this long after the previous step ended (so that a backlog of messages is read first),
@@ -192,6 +194,7 @@ class FigurePanel:
     _flush_handle = None
     _last_step_s = 0.0
     _last_end = _last_change = _dirty_since = 0.0
+    _stream = None
 
     def __init__(self, controls: dict, fig, columns: int = 3):
         self.controls = dict(controls)
@@ -230,6 +233,16 @@ class FigurePanel:
     def draw(self, state) -> None:  # pragma: no cover - abstract
         """Update the figure's artists in place for ``state``."""
         raise NotImplementedError
+
+    def compute_stream(self, **values) -> Iterator:
+        """The states of one step as they fill in, the last one complete; default: ``compute`` alone.
+
+        A panel whose computation is itself the lesson (a long run) yields a first
+        state quickly and then better ones; the figure shows each as it comes
+        (only for a change made in the front end; code and tests get the last one).
+        ``compute(**values)`` must equal the last state.
+        """
+        yield self.compute(**values)
 
     def format_readout(self, state) -> str:
         """The HTML shown under the figure for ``state`` (see :meth:`readout_table`)."""
@@ -411,7 +424,7 @@ class FigurePanel:
         if loop is not None and time.perf_counter() < self._flush_due() - 1e-4:
             self._arm(loop)  # more changes came meanwhile: wait for the pause
             return
-        self.update()
+        self._step(stream=True)
 
     def _show_refusal(self, exc: BaseException) -> None:
         """Put a value the library refused in the status line (the previous figure stays)."""
@@ -446,22 +459,31 @@ class FigurePanel:
 
         A value the library refuses (ValueError, RuntimeError, ArithmeticError)
         is reported in the status line, any other error as a bug; either way
-        the previous figure stays and None is returned.
+        the previous figure stays and None is returned. This computes with
+        :meth:`compute`; only a front-end change, in a kernel, draws a streaming
+        panel's :meth:`compute_stream` as it fills in (:meth:`_flush`).
         """
+        return self._step(stream=False)
+
+    def _step(self, stream: bool):
+        """One step: compute (the first item of the stream only, if ``stream``), draw, show."""
         self._dirty = False
+        self._stream = None  # a newer step supersedes a stream still filling in
         if self._last_step_s > SLOW_STEP_S:
             self.status.value = "<i>computing…</i>"
         t0 = time.perf_counter()
         done = False
         try:
-            state = self.compute(**self.values())
-            self.draw(state)
-            self.image.value = self.render()
-            self.readout.value = self.format_readout(state)
-            self.last_error = None
-            self.state = state
+            if stream:
+                states = iter(self.compute_stream(**self.values()))
+                state = next(states)
+            else:
+                state = self.compute(**self.values())
+            self._show(state)
             self.n_updates += 1
             done = True
+            if stream:
+                self._continue_later(states)
             return state
         except (ValueError, RuntimeError, ArithmeticError) as exc:
             # a value the model refuses (or a fit that fails): say so, keep the old figure
@@ -478,6 +500,57 @@ class FigurePanel:
                 # cleared last: a front end that sees "computing…" go sees the controls final
                 # (the real-browser tests read a slider's enabled state right then)
                 self.status.value = ""
+
+    def _show(self, state) -> None:
+        """Draw ``state``, render it into the image, write its readout."""
+        self.draw(state)
+        self.image.value = self.render()
+        self.readout.value = self.format_readout(state)
+        self.last_error = None
+        self.state = state
+
+    def _continue_later(self, states) -> None:
+        loop = _running_loop()
+        if loop is None:  # nothing will run it later: finish now
+            state = None
+            for state in states:
+                pass
+            if state is not None:
+                self._show(state)
+            return
+        self._stream = states
+        loop.call_soon(self._continue_stream, states)
+
+    def _continue_stream(self, states) -> None:
+        """Advance a stream for up to :data:`STREAM_FRAME_S`, show where it got; again later, until it ends.
+
+        A newer step (or a pending front-end change) drops the stream.
+        """
+        if self._stream is not states or self._dirty:
+            return
+        t0 = time.perf_counter()
+        state, finished = None, False
+        try:
+            while time.perf_counter() - t0 < STREAM_FRAME_S:
+                try:
+                    state = next(states)
+                except StopIteration:
+                    finished = True
+                    break
+            if state is not None:
+                self._show(state)
+        except (ValueError, RuntimeError, ArithmeticError) as exc:
+            self._stream = None
+            self._show_refusal(exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - a widget callback must never lose an error
+            self._stream = None
+            self._show_error(exc)
+            return
+        if finished:
+            self._stream = None
+        else:
+            self._continue_later(states)
 
     def render(self) -> bytes:
         """The figure as laid out, encoded for the image widget (:attr:`image_format`)."""
