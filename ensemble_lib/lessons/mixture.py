@@ -214,6 +214,7 @@ class MixtureExplorer(FigurePanel):
         self.ax.set_title("K = 4: KL = 0.000 (bounded fit 0.000)")
         self.ax_kl.set_xlabel("number of components K")
         self.ax_kl.set_ylabel("KL(Q‖P)")
+        self._k_marker = self.ax_kl.axvline(2, color="0.7", lw=6, alpha=0.4, zorder=0)
         super().__init__(_controls(), fig)
 
     def compute(self, K, alpha, seed):
@@ -221,10 +222,21 @@ class MixtureExplorer(FigurePanel):
         return MixtureState(mixtures_for(alpha, seed), K)
 
     def draw(self, state: MixtureState) -> None:
-        if self._shown is not state.comparison:  # moving K alone keeps the contours
+        new_posterior = self._shown is not state.comparison
+        if new_posterior:  # moving K alone keeps the contours and the KL curves
             grid = state.comparison.posterior.grid(n=101, extent=view_extent(state.comparison))
             self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, grid))
+
+            def ladder():
+                arts = plot_ladder(self.ax_kl, state.comparison)
+                arts.append(self.ax_kl.legend(loc="upper right"))
+                return arts
+
+            self._ladder = self.replace_artists(self._ladder, ladder)
+            self.ax_kl.relim()
+            self.ax_kl.autoscale_view()
             self._shown = state.comparison
+        self._k_marker.set_xdata([state.K, state.K])
 
         def mixtures():
             arts = plot_mixture(self.ax, state.fit, COLOR_QUADRATURE, "H by quadrature")
@@ -234,15 +246,6 @@ class MixtureExplorer(FigurePanel):
 
         self._mix = self.replace_artists(self._mix, mixtures)
         self.ax.set_title(f"K = {state.K}: KL = {state.fit.kl:.3f} (bounded fit {state.fit_bound.kl:.3f})")
-
-        def ladder():
-            arts = plot_ladder(self.ax_kl, state.comparison, state.K)
-            arts.append(self.ax_kl.legend(loc="upper right"))
-            return arts
-
-        self._ladder = self.replace_artists(self._ladder, ladder)
-        self.ax_kl.relim()
-        self.ax_kl.autoscale_view()
 
     def format_readout(self, state: MixtureState) -> str:
         comp = state.comparison
