@@ -26,9 +26,10 @@ import pytest
 
 import ensemble_lib as E
 from ensemble_lib import _validation as check
-from ensemble_lib.inference import family_search, pruning, svi
+from ensemble_lib.inference import family_search, mixture, pruning, svi
 from ensemble_lib.inference.gaussian import ellipse_geometry
 from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
+from ensemble_lib.lessons import mixture as mixture_lesson
 from ensemble_lib.studies import datasets, table1
 from ensemble_lib.ui import plotting
 
@@ -472,6 +473,17 @@ CASES = [
     C(lambda: toy_posterior.load_kl_table(3), r"path must be a str or pathlib.Path", id="kl-table-load-type"),
     C(lambda: toy_posterior.load_kl_table(Path(__file__)), r"path must be a KL table", id="kl-table-load-other"),
     C(lambda: toy_posterior.fig2_figure(preset={"seed": 0, "alpha": "x"}), r"alpha must be a finite number", id="fig2-preset"),
+    # --- a mixture of Gaussians as Q (inference/mixture.py, lessons/mixture.py)
+    C(lambda: mixture.mixture_ladder(toy(), K_max=0), r"K_max must be an integer in \[1, 8\]", id="mix-kmax-0"),
+    C(lambda: mixture.MixtureParams(0, 2), r"K must be an integer in \[1, 8\]", id="mix-K-0"),
+    C(lambda: mixture.mixture_fit(toy(), ([0.7, 0.7], np.zeros((2, 2)), [C2, C2])), r"weights must lie on the simplex", id="mix-weights-sum"),
+    C(lambda: mixture.mixture_fit(toy(), ([1.2, -0.2], np.zeros((2, 2)), [C2, C2])), r"weights must lie on the simplex", id="mix-weights-neg"),
+    C(lambda: mixture.mixture_fit(toy(), ([1.0], [M2], [NOT_PD])), r"covs\[0\] must be positive definite", id="mix-cov"),
+    C(lambda: mixture.mixture_fit(toy(), ([1.0], [M2], [C2]), entropy="exact"), r"entropy must be one of", id="mix-entropy"),
+    C(lambda: mixture.mixture_fit(net(), ([1.0], [M2], [C2])), r"post must be a 2-parameter posterior", id="mix-post-dim"),
+    C(lambda: mixture.mixture_entropy([1.0], [M2], [C2], spacing=0.0), r"spacing must be a finite number > 0", id="mix-spacing"),
+    C(lambda: mixture_lesson.fit_mixtures(lin()), r"post must be a ToyPosterior", id="mix-lesson-post"),
+    C(lambda: mixture_lesson.mixtures_for(alpha=-1.0), r"alpha must be a finite number > 0", id="mix-lesson-alpha"),
     C(lambda: mean_sigma.plot_fig1a(_ax(), n=2), r"n must be an integer", id="fig1a-n"),
     C(lambda: mean_sigma.plot_fig1a(_ax(), mu_lim=(np.nan, 1.0)), r"mu_lim must be two finite numbers", id="fig1a-lim"),
     C(lambda: mean_sigma.plot_fig1b(_ax(), sigma_lim=(1.0, -1.0)), r"sigma_lim must be", id="fig1b-lim"),
