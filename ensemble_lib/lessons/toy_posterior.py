@@ -228,8 +228,20 @@ class ToyExplorer(FigurePanel):
         self._legend = ax.legend(loc="lower right")
         super().__init__(_controls(), fig)
 
+    #: settings remembered (a drag back and forth, a rank toggle, costs only the redraw)
+    MEMO_SIZE = 256
+
     def compute(self, alpha, noise_sd, n, seed, rank):
-        return fit_all(make_posterior(seed, alpha, noise_sd, n), rank=rank)
+        data_key = repr((alpha, noise_sd, n, seed))  # exactly these values (2 and 2.5 differ)
+        key = (data_key, repr(rank))
+        memo = self.__dict__.setdefault("_memo", {})
+        if key not in memo:
+            posts = {k[0]: f.posterior for k, f in memo.items()}  # one posterior object per data set
+            post = posts.get(data_key) or make_posterior(seed, alpha, noise_sd, n)
+            memo[key] = fit_all(post, rank=rank)
+            while len(memo) > self.MEMO_SIZE:
+                memo.pop(next(iter(memo)))
+        return memo[key]
 
     def draw(self, fits: ToyFits) -> None:
         if fits.posterior is not self._contoured:  # contours only when the posterior changes
