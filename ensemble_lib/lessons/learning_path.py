@@ -63,7 +63,7 @@ LESSONS = [
     Lesson(
         "07_mixture_of_gaussians.ipynb",
         "A mixture of Gaussians as Q: closing the two-mode gap",
-        "Q as a mixture of K full-covariance Gaussians (eq. 39): the ln 2 a single Gaussian pays for "
+        "Q as a mixture of K full-covariance Gaussians (B&B (39)): the ln 2 a single Gaussian pays for "
         "the mirror mode, what K > 2 buys along the banana, and the entropy by quadrature vs a lower bound",
         "Barber & Bishop §3 (eq. 39); Kolchinsky & Tracey (2017) for the entropy bound",
         "mixture_fits.png",
