@@ -30,6 +30,8 @@ from .inference.hyperparameters import (GammaHyperprior, HyperparameterRun, fit_
                                         full_bound, gamma_updates)
 from .inference.kl_fit import KLFit, kl_fit
 from .inference.laplace import LaplaceFit, laplace_fit
+from .inference.mixture import (MixtureFit, MixtureLadder, entropy_lower_bound, mixture_entropy, mixture_fit,
+                                mixture_kl, mixture_ladder)
 from .inference.network_fits import (CollapsedBound, EnsembleFit, fit_ensemble, fit_evidence,
                                      fit_family, laplace_error_bars)
 from .inference.svi import SVIHistory, reparam_gradient, svi_fit
@@ -59,6 +61,8 @@ __all__ = [
     "CovarianceFamily", "GaussianFactor", "gauss_hermite", "gaussian_entropy", "kl_gaussians",
     "LaplaceFit", "laplace_fit",
     "KLFit", "kl_fit",
+    "MixtureFit", "MixtureLadder", "entropy_lower_bound", "mixture_entropy", "mixture_fit", "mixture_kl",
+    "mixture_ladder",
     "ToyFits", "fit_all",
     "GammaHyperprior", "HyperparameterRun", "fit_hyperparameters", "full_bound", "gamma_updates",
     "EvidenceRun", "evidence_grid", "evidence_reestimation", "laplace_evidence",
