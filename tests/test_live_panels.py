@@ -351,3 +351,18 @@ def test_a_newer_change_drops_a_stream_still_filling_in():
 def _without_wall_time(readout: str) -> str:
     """The readout without its wall-time row (a measurement, different at every run)."""
     return re.sub(r"<tr><td>wall time.*?</tr>", "", readout)
+
+
+def test_lesson_4_explains_a_fit_warning_in_words():
+    import dataclasses
+
+    from ensemble_lib.lessons.networks import Network1DPanel, explain_note, format_demo_readout
+
+    text = explain_note("fit_family (factor, s=1) stopped before converging")
+    assert "factor (s = 1)" in text and "step limit" in text and "not exactly" in text
+    assert explain_note("something else") == "a fit reported: something else."
+    p = Network1DPanel()
+    p.update()
+    state = dataclasses.replace(p.state, notes=("fit_family (factor, s=2) stopped before converging",))
+    readout = format_demo_readout(state)
+    assert "warnings:" not in readout and "step limit" in readout and "factor (s = 2)" in readout

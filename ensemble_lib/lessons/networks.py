@@ -13,6 +13,7 @@ Barber & Bishop (1998) §2.1–2.2; MacKay (1995) "Probable networks" §5.2
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -251,8 +252,24 @@ def format_demo_readout(s: DemoState) -> str:
             f"active hidden units: ensemble {s.ens_active} of {s.n_hidden}, Laplace {s.lap_active} "
             f"of {s.n_hidden}")
     if s.notes:
-        text += " | warnings: " + "; ".join(s.notes)
+        text += " | note: " + " ".join(explain_note(n) for n in s.notes)
     return text
+
+
+def explain_note(note: str) -> str:
+    """A fit's warning (the first part of its message) said in words a student understands.
+
+    The fits stop at a step limit so that the panel stays responsive; a fit stopped
+    there is close to, but not exactly at, the best Q of its family.
+    """
+    m = re.match(r"(fit_family|fit_ensemble|kl_fit) \((\w+), s=(\d+)\) stopped before converging", note)
+    if m:
+        family = {"diagonal": "diagonal", "factor": f"factor (s = {m.group(3)})", "full": "full"}.get(
+            m.group(2), m.group(2))
+        return (f"the {family} ensemble fit reached its step limit before it had fully converged, "
+                "so its bound F may still be slightly too low and its error bars slightly off; "
+                "the picture is close to, not exactly, the best Q of this family.")
+    return f"a fit reported: {note}."
 
 
 class Network1DPanel(FigurePanel):
