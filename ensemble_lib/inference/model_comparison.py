@@ -70,8 +70,13 @@ class ModelEvidence:
     symmetry_factor: int
 
 
+def _log_gamma_density_of_log(x: float, shape: float, scale: float) -> float:
+    """ln p(ln x) for x ~ Gamma(shape, scale): ``shape ln x − x/scale − ln Γ(shape) − shape ln scale``."""
+    return shape * math.log(x) - x / scale - math.lgamma(shape) - shape * math.log(scale)
+
+
 def model_log_evidence(run, log_alpha_width: float = DEFAULT_LOG_WIDTH,
-                       log_beta_width: float = DEFAULT_LOG_WIDTH) -> ModelEvidence:
+                       log_beta_width: float = DEFAULT_LOG_WIDTH, prior=None) -> ModelEvidence:
     """ln P(D|H) by MacKay (30) from a converged evidence run.
 
     Parameters
@@ -82,6 +87,9 @@ def model_log_evidence(run, log_alpha_width: float = DEFAULT_LOG_WIDTH,
         ``fit_*evidence`` result. Its ``final`` state's log evidence is used.
     log_alpha_width, log_beta_width : float
         Widths (> 0) of the flat priors over each ln α_c and over ln β.
+    prior : GammaHyperprior, optional
+        Instead of flat priors, Gamma hyperpriors on α (each α_c) and β (B&B (27)–(28)):
+        ``P(ln α_MP)`` in (30) is then the Gamma density of ln α at α_MP (the widths are ignored).
 
     Raises
     ------
@@ -101,12 +109,60 @@ def model_log_evidence(run, log_alpha_width: float = DEFAULT_LOG_WIDTH,
     if not (np.all(np.isfinite(sa)) and math.isfinite(sb)):
         raise ValueError("run has gamma_c <= 0 or N - gamma <= 0: the error bars (25) and eq. (30) "
                          "are undefined (a class or the noise is not determined by the data)")
-    occam = float(np.sum(_HALF_LOG_2PI + np.log(sa) - math.log(wa))) + _HALF_LOG_2PI + math.log(sb) \
-        - math.log(wb)
+    if prior is None:
+        log_pa = np.full(sa.size, -math.log(wa))
+        log_pb = -math.log(wb)
+    else:
+        from .hyperparameters import GammaHyperprior
+
+        if not isinstance(prior, GammaHyperprior):
+            raise ValueError(f"prior must be a GammaHyperprior or None, got {type(prior).__name__}")
+        alphas = np.atleast_1d(getattr(run.final, "alphas", getattr(run.final, "alpha", None)))
+        log_pa = np.array([_log_gamma_density_of_log(float(a), prior.a, prior.b) for a in alphas])
+        log_pb = _log_gamma_density_of_log(float(run.final.beta), prior.c, prior.d)
+    occam = float(np.sum(_HALF_LOG_2PI + np.log(sa) + log_pa)) + _HALF_LOG_2PI + math.log(sb) + log_pb
     mp = float(run.final.log_evidence)
     return ModelEvidence(log_evidence=mp + occam, log_evidence_mp=mp, log_hyper_occam=occam,
                          log_alpha_errors=sa, log_beta_error=sb,
                          symmetry_factor=int(run.symmetry_factor))
+
+
+def exact_log_evidence(post, prior, half_width: float = 8.0) -> float:
+    """ln P(D) = ln ∫∫ P(D | α, β) p(α) p(β) dα dβ with Gamma hyperpriors, by 2-D adaptive quadrature.
+
+    For a posterior with an exact ``log_evidence`` (the toy, the linear model). The integrand in
+    (ln α, ln β) is ``exp(ln P(D|α,β) + ln p(ln α) + ln p(ln β))``; its maximum is found first
+    (Nelder–Mead) and ``scipy.integrate.dblquad`` integrates a box of ± ``half_width`` in each
+    log around it (clipped to the allowed precision range). The reference the lesson compares
+    eq. (30) and the ensemble bound F* with.
+    """
+    from scipy import integrate, optimize
+
+    from .hyperparameters import GammaHyperprior
+
+    post = check.posterior("post", post)
+    if not isinstance(prior, GammaHyperprior):
+        raise ValueError(f"prior must be a GammaHyperprior, got {type(prior).__name__}")
+    half_width = check.positive("half_width", half_width, upper=30.0)
+    lim = math.log(check.PRECISION_RANGE[1])
+
+    def log_f(la, lb):
+        if abs(la) > lim or abs(lb) > lim:
+            return -math.inf
+        ev = post.with_hyperparameters(alpha=math.exp(la), beta=math.exp(lb)).log_evidence
+        return (float(ev) + _log_gamma_density_of_log(math.exp(la), prior.a, prior.b)
+                + _log_gamma_density_of_log(math.exp(lb), prior.c, prior.d))
+
+    x0 = np.array([math.log(post.alpha), math.log(post.beta)])
+    res = optimize.minimize(lambda x: -log_f(*x), x0, method="Nelder-Mead",
+                            options={"xatol": 1e-6, "fatol": 1e-10, "maxiter": 2000})
+    la0, lb0 = res.x
+    peak = log_f(la0, lb0)
+    val, _ = integrate.dblquad(lambda lb, la: math.exp(log_f(la, lb) - peak),
+                               max(la0 - half_width, -lim), min(la0 + half_width, lim),
+                               max(lb0 - half_width, -lim), min(lb0 + half_width, lim),
+                               epsabs=1e-11, epsrel=1e-9)
+    return float(peak + math.log(val))
 
 
 # ---------------------------------------------------------------------------
