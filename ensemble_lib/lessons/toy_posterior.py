@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 from scipy import integrate
 
 from .. import _validation as check
@@ -205,6 +206,9 @@ class ToyExplorer(FigurePanel):
 
     #: filled contours: JPEG encodes ten times faster than PNG (the ellipses stay sharp enough)
     image_format = "jpeg"
+    #: the legend (beside the plot, names only: the KL values are in the table below) is drawn
+    #: once; the plot, whose range follows the posterior, is redrawn at each step
+    blit = True
 
     def __init__(self):
         fig, ax = new_figure(5.6, 3.9)  # 560 x 390 px: with its controls and table on a 1366 x 768 screen
@@ -214,6 +218,9 @@ class ToyExplorer(FigurePanel):
         ax.set_ylabel("v (hidden-to-output weight)")
         ax.set_xlim(-10.0, 10.0)  # the widest tick labels the data can give, for the layout
         ax.set_ylim(-10.0, 10.0)
+        ax.xaxis.set_major_locator(MaxNLocator(6))  # tick labels are most of a step's drawing
+        ax.yaxis.set_major_locator(MaxNLocator(6))
+        ax.yaxis.set_label_coords(-0.15, 0.5)  # clear of tick labels up to five characters ("−12.5")
         self._contours = []
         self._contoured = None  # the posterior whose contours are drawn
         self._ellipses = {}
@@ -225,8 +232,15 @@ class ToyExplorer(FigurePanel):
                     a.set_linestyle(":")
                     a.set_linewidth(2.2)
             self._ellipses[key] = arts
-        self._legend = ax.legend(loc="lower right")
+        handles = [self._ellipses[k][0] for k in ("laplace", "diagonal", "full", "factor")]
+        labels = [LABELS[k] for k in ("laplace", "diagonal", "full")] + ["KL, factor s\n(dotted)"]
+        self._legend = fig.legend(handles, labels, loc="outside right upper",
+                                  title="1-, 2-σ ellipses", title_fontsize=8)
         super().__init__(_controls(), fig)
+
+    def animated_artists(self) -> list:
+        """The whole plot (contours, ellipses, ticks): its range follows the posterior."""
+        return self.axes_artists(self.ax)
 
     #: settings remembered (a drag back and forth, a rank toggle, costs only the redraw)
     MEMO_SIZE = 256
@@ -235,13 +249,14 @@ class ToyExplorer(FigurePanel):
         data_key = repr((alpha, noise_sd, n, seed))  # exactly these values (2 and 2.5 differ)
         key = (data_key, repr(rank))
         memo = self.__dict__.setdefault("_memo", {})
-        if key not in memo:
-            posts = {k[0]: f.posterior for k, f in memo.items()}  # one posterior object per data set
-            post = posts.get(data_key) or make_posterior(seed, alpha, noise_sd, n)
-            memo[key] = fit_all(post, rank=rank)
-            while len(memo) > self.MEMO_SIZE:
-                memo.pop(next(iter(memo)))
-        return memo[key]
+        if key in memo:
+            return memo[key]
+        posts = {k[0]: f.posterior for k, f in memo.items()}  # one posterior object per data set
+        post = posts.get(data_key) or make_posterior(seed, alpha, noise_sd, n)
+        fits = memo[key] = fit_all(post, rank=rank)
+        while len(memo) > self.MEMO_SIZE:
+            memo.pop(next(iter(memo)))
+        return fits
 
     def draw(self, fits: ToyFits) -> None:
         if fits.posterior is not self._contoured:  # contours only when the posterior changes
@@ -252,10 +267,6 @@ class ToyExplorer(FigurePanel):
         for key in ("laplace", "diagonal", "full", "factor"):
             fit = getattr(fits, key)
             update_gaussian_ellipses(self._ellipses[key], fit.mean, fit.cov, n_sigmas=(1, 2))
-        for text, key in zip(self._legend.get_texts(), ("laplace", "diagonal", "full", "factor")):
-            fit = getattr(fits, key)
-            name = LABELS[key] + (f" s={fits.factor.rank}" if key == "factor" else "")
-            text.set_text(f"{name}: KL = {fit.kl:.2f}")
 
     def format_readout(self, fits: ToyFits) -> str:
         rows = [("Laplace", fits.laplace), ("KL, diagonal", fits.diagonal), ("KL, full", fits.full),
