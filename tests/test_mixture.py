@@ -273,3 +273,44 @@ W2, M2, C2 = [0.5, 0.5], np.zeros((2, 2)), np.array([np.eye(2), np.eye(2)])
 def test_bad_input_is_refused_naming_the_argument_and_range(preset, call, pattern):
     with pytest.raises(ValueError, match=pattern):
         call(preset)
+
+
+# ---------------------------------------------------------------------------
+# the bound on a network (any number of parameters)
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def network():
+    import ensemble_lib as E
+
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-2, 2, 10)
+    post = E.NetworkPosterior(E.add_bias(x[:, None]), np.sin(x) + 0.1 * rng.standard_normal(10), 1,
+                              alpha=1.0, beta=100.0)
+    single = kl_fit(post, "full", init=[(np.array([1.0, 0.1, 1.0]), 0.01 * np.eye(3))], symmetric=False)
+    return post, single
+
+
+def test_bound_objective_gradient_on_a_network_matches_central_differences(network):
+    post, single = network
+    params = M.MixtureParams(2, post.dim)
+    theta = params.pack([0.3, 0.7], [single.mean, -0.8 * single.mean], [single.cov, 1.5 * single.cov])
+    f, g = M.mixture_objective(post, params, theta, "bound")
+    g_num = central_difference(lambda th: M.mixture_objective(post, params, th, "bound")[0], theta)
+    np.testing.assert_allclose(g, g_num, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(g).max()))
+
+
+def test_network_mirror_mixture_gains_ln2_in_the_bound(network):
+    """f(x; −w) = f(x; w) (σ odd, no output bias), so the mirror image has the same energy; with
+    equal weights the bound's entropy is H₁ + ln 2 − ln(1 + e^{−D}), D = ½ w̄ᵀC⁻¹w̄ the
+    Bhattacharyya distance of Q and Q': the K = 2 fit's bound is at least F₁ + ln 2 − ln(1 + e^{−D})."""
+    post, single = network
+    assert post.expected_energy(-single.mean, single.cov).value == pytest.approx(
+        post.expected_energy(single.mean, single.cov).value, abs=1e-10)
+    lad = M.mixture_ladder(post, 2, "bound", single=single)
+    assert lad.fits[0].bound == pytest.approx(single.bound, abs=1e-10)
+    D = 0.5 * single.mean @ np.linalg.solve(single.cov, single.mean)
+    assert lad.fits[1].bound >= single.bound + LN2 - np.log1p(np.exp(-D)) - 1e-9
+    assert np.isnan(lad.fits[1].kl) and np.isnan(lad.fits[1].F)  # no exact ln Z, no quadrature in 3-D
+    with pytest.raises(ValueError, match="entropy='quadrature'"):
+        M.mixture_ladder(post, 2, "quadrature", single=single)

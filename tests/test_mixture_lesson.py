@@ -60,3 +60,19 @@ def test_panel_reuses_the_fits_when_only_K_moves():
     panel.controls["alpha"].value = 1.0
     assert panel.last_error is None and panel.state.comparison is not shown
     assert panel.state.comparison.posterior.alpha == pytest.approx(1.0)
+
+
+def test_network_symmetric_images_raise_the_bound_by_ln_K():
+    """The H!·2^H signed permutations leave the network's expected energy unchanged (checked), so a
+    mixture of K images with equal weights has bound F₁ + ln K − (1/K) Σ_i ln(1 + Σ_{j≠i} e^{−D_ij});
+    the images here are far apart (D ≥ 50), so the gain is ln K to round-off."""
+    demo = L.network_symmetry_demo()
+    maps = L.symmetry_maps(2, 2)
+    assert len(maps) == 8 and all(np.allclose(S @ S.T, np.eye(6)) for S in maps)
+    e0 = demo.posterior.expected_energy(demo.single.mean, demo.single.cov).value
+    for S in maps:
+        assert demo.posterior.expected_energy(S @ demo.single.mean, S @ demo.single.cov @ S.T).value == \
+            pytest.approx(e0, abs=1e-9)
+    assert demo.K == (1, 2, 4, 8) and demo.min_distance > 50
+    np.testing.assert_allclose(demo.gain, np.log(demo.K), atol=1e-12)
+    assert demo.bound[0] == pytest.approx(demo.single.bound, abs=1e-10)

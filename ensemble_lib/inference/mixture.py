@@ -359,17 +359,42 @@ def _unpack2(K: int, theta: np.ndarray):
     return pis, T[:, :2], l11, l21, l22, covs
 
 
+def _objective_bound_any_dim(post, params: MixtureParams, theta) -> tuple[float, np.ndarray]:
+    """:func:`mixture_objective` with the entropy's lower bound, for any number of parameters k."""
+    with np.errstate(all="ignore"):
+        if not np.all(np.isfinite(theta)):
+            return np.inf, np.zeros_like(theta)
+        try:
+            pis, means, covs = params.unpack(theta)
+            energies = [post.expected_energy(m, C) for m, C in zip(means, covs)]
+            H, g_pi_H, g_m_H, g_C_H = _entropy_bound(pis, means, covs, grad=True)
+        except (ValueError, np.linalg.LinAlgError):
+            return np.inf, np.zeros_like(theta)
+        e_val = np.array([e.value for e in energies])
+        value = float(pis @ e_val - H)
+        g = [params.chain_weights(pis, e_val - g_pi_H)]
+        for i, (e, t) in enumerate(zip(energies, params.components(theta))):
+            g.append(params.fam.chain(t, pis[i] * e.d_mean - g_m_H[i], pis[i] * e.d_cov - g_C_H[i]))
+        g = np.concatenate(g)
+    if not (np.isfinite(value) and np.all(np.isfinite(g))):
+        return np.inf, np.zeros_like(theta)
+    return value, g
+
+
 def mixture_objective(post, params: MixtureParams, theta, entropy: str = "quadrature",
                       spacing: float = FIT_SPACING) -> tuple[float, np.ndarray]:
     """``Σ_i π_i ⟨energy⟩_{Q_i} − H`` (KL(Q‖P) − ln Z, or its upper bound) and its gradient in θ.
 
     ``H`` is the quadrature entropy (trapezoid rule of spacing ``spacing``) or its
     Bhattacharyya lower bound (``entropy="bound"``); the gradient is exact for the
-    rule used (its nodes move with the components). Two-parameter posteriors.
+    rule used (its nodes move with the components). The quadrature needs a
+    two-parameter posterior; the bound works for any (a network's).
     Returns ``(inf, 0)`` where θ gives no proper mixture (a line search then backs off).
     """
     theta = np.asarray(theta, dtype=float)
     K = params.K
+    if params.dim != 2:
+        return _objective_bound_any_dim(post, params, theta)
     with np.errstate(all="ignore"):
         if not np.all(np.isfinite(theta)):
             return np.inf, np.zeros_like(theta)
@@ -453,20 +478,33 @@ class MixtureFit:
 
     @property
     def objective(self) -> float:
-        """What the fit minimised, at the reporting accuracy: ``kl`` or ``kl_bound``."""
-        return self.kl if self.entropy == "quadrature" else self.kl_bound
+        """What the fit minimised, at the reporting accuracy, less ln Z: ``−F`` or ``−bound``.
+
+        (``kl − ln P(D)`` or ``kl_bound − ln P(D)``; defined also where ln Z is not known.)
+        """
+        return -self.F if self.entropy == "quadrature" else -self.bound
 
 
 def _evaluate(post, params, theta, entropy, spacing, n_iter, gtol) -> MixtureFit:
-    """The :class:`MixtureFit` at θ: KL with the reporting rule and with the bound; the fit's gradient."""
+    """The :class:`MixtureFit` at θ: KL with the reporting rule and with the bound; the fit's gradient.
+
+    Where the posterior has no exact ln Z (a network), ``kl`` and ``kl_bound`` are nan; where it
+    has more than two parameters, the quadrature entropy is not computed (``kl``, ``F`` nan).
+    """
     theta = np.asarray(theta, dtype=float)
     pis, means, covs = params.unpack(theta)
     g = mixture_objective(post, params, theta, entropy, spacing)[1]
-    Ls = params.lowers(theta)
     energy = sum(p * post.expected_energy(m, C).value for p, m, C in zip(pis, means, covs))
-    H = _entropy_quadrature(pis, means, Ls, REPORT_SPACING, grad=False)
+    if params.dim == 2:
+        H = _entropy_quadrature(pis, means, params.lowers(theta), REPORT_SPACING, grad=False)
+    else:
+        H = float("nan")
     H_lb = _entropy_bound(pis, means, covs, grad=False)
-    log_Z, norm = post.log_Z, post.log_normalisers
+    try:
+        log_Z = post.log_Z
+    except NotImplementedError:
+        log_Z = float("nan")
+    norm = post.log_normalisers
     gmax = float(np.max(np.abs(g))) if g.size else 0.0
     return MixtureFit(
         weights=pis, means=means, covs=covs, kl=float(energy - H + log_Z),
@@ -482,9 +520,11 @@ def _check_entropy(entropy) -> str:
 
 def _check_options(post, entropy, spacing, gtol, maxiter):
     post = check.posterior("post", post)
-    if post.dim != 2:
-        raise ValueError(f"post must be a 2-parameter posterior (e.g. the toy's), got dim = {post.dim}")
-    return (post, _check_entropy(entropy), _spacing(spacing),
+    entropy = _check_entropy(entropy)
+    if post.dim != 2 and entropy == "quadrature":
+        raise ValueError(f"post must be a 2-parameter posterior (e.g. the toy's) for entropy='quadrature', "
+                         f"got dim = {post.dim}; use entropy='bound'")
+    return (post, entropy, _spacing(spacing),
             check.positive("gtol", gtol), check.integer("maxiter", maxiter, low=1, high=100_000))
 
 
@@ -637,7 +677,7 @@ def mixture_kl(post, weights, means, covs, entropy: str = "quadrature") -> float
     ``entropy="quadrature"`` uses :func:`mixture_entropy` at :data:`REPORT_SPACING`;
     ``"bound"`` its lower bound, which gives an upper bound on the KL.
     """
-    post = _check_options(post, entropy, REPORT_SPACING, 1.0, 1)[0]
+    post = _check_options(post, "quadrature", REPORT_SPACING, 1.0, 1)[0]
     entropy = _check_entropy(entropy)
     pis, means, covs = check_mixture(weights, means, covs, dim=2)
     energy = sum(p * post.expected_energy(m, C).value for p, m, C in zip(pis, means, covs))
