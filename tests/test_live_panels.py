@@ -366,3 +366,19 @@ def test_lesson_4_explains_a_fit_warning_in_words():
     state = dataclasses.replace(p.state, notes=("fit_family (factor, s=2) stopped before converging",))
     readout = format_demo_readout(state)
     assert "warnings:" not in readout and "step limit" in readout and "factor (s = 2)" in readout
+
+
+def test_lesson_2s_axes_stay_put_while_the_sweep_slider_moves():
+    """The frame holds every sweep's Q (no range jumping at each step, no Q clipped at k = 0)."""
+    from ensemble_lib.lessons.mean_sigma import K_RANGE, EnsemblePanel, ensemble_limits
+
+    p = EnsemblePanel()
+    p.update()
+    frames = set()
+    for k in range(K_RANGE[0], K_RANGE[1] + 1):
+        p.controls["k"].value = k
+        frames.add((p.ax_q.get_xlim(), p.ax_q.get_ylim()))
+        (mu0, mu1), (s0, s1) = ensemble_limits(p.state.model, p.state.it)
+        (x0, x1), (y0, y1) = p.ax_q.get_xlim(), p.ax_q.get_ylim()
+        assert x0 <= mu0 and mu1 <= x1 and y0 <= s0 and s1 <= y1, k
+    assert len(frames) == 1

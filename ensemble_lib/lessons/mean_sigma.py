@@ -363,8 +363,13 @@ class EnsemblePanel(FigurePanel):
         return EnsembleState(model, run, conj, run[k])
 
     def draw(self, st: EnsembleState) -> None:
+        # one frame for every sweep of this run: moving k moves Q, never the axes
+        lims = [ensemble_limits(st.model, it) for it in st.run]
+        mu_lim = (min(m[0] for m, _ in lims), max(m[1] for m, _ in lims))
+        sigma_lim = (min(s[0] for _, s in lims), max(s[1] for _, s in lims))
         self._contours = self.replace_artists(
-            self._contours, lambda: plot_ensemble_contours(self.ax_q, st.model, st.it, n=51))
+            self._contours, lambda: plot_ensemble_contours(self.ax_q, st.model, st.it, mu_lim=mu_lim,
+                                                           sigma_lim=sigma_lim, n=51))
         ks = np.arange(len(st.run))
         err = np.clip(_rel_error(st.run), *_ERR_YLIM)
         self._err_line.set_data(ks, err)
