@@ -315,7 +315,7 @@ class NetworkSymmetryDemo:
         return np.array(self.bound) - self.bound[0]
 
 
-def network_symmetry_demo(n_hidden: int = 2, alpha: float = 1.0, beta: float = 100.0, n_starts: int = 4,
+def network_symmetry_demo(n_hidden: int = 2, alpha: float = 1.0, beta: float = 100.0, n_starts: int = 2,
                           rng=None) -> NetworkSymmetryDemo:
     """The stretch goal: a mixture of the single Gaussian's symmetric images on the 1-D network.
 
