@@ -215,7 +215,7 @@ def latency_report(browser, request):
                    f"load average {os.getloadavg()[0]:.2f}",
     }
     out_json.parent.mkdir(parents=True, exist_ok=True)
-    out_json.write_text(json.dumps({**meta, "panels": LATENCY}, indent=2) + "\n")
+    out_json.write_text(json.dumps({**meta, "panels": LATENCY, "drags": S.DRAGS}, indent=2) + "\n")
     lines = [
         "# Slider latency in the browser (JupyterLab)", "",
         f"Measured {meta['date']} with {meta['browser']} on {meta['machine']}.", "",
@@ -228,6 +228,16 @@ def latency_report(browser, request):
         lines.append(f"| {r['notebook']} | {r['panel']} | {r['slider']} | {r['median_ms']:.0f} | "
                      f"{r['min_ms']:.0f} | {r['max_ms']:.0f} | "
                      f"{'yes' if r['median_ms'] <= S.LATENCY_TARGET_MS else 'no'} |")
+    if S.DRAGS:
+        lines += ["", "## Frames during a one-second drag", "",
+                  "A scripted drag (mouse down, as many moves as the browser takes in one second across "
+                  "most of the track, mouse up) on the first slider of each panel; frames = distinct figure images the page "
+                  "received while the button was down (reported, not asserted; target ≥ 10 per second).", "",
+                  "| notebook | panel | slider | mouse moves | frames | drag ms | frames per second |",
+                  "|---|---|---|---:|---:|---:|---:|"]
+        for r in S.DRAGS:
+            lines.append(f"| {r['notebook']} | {r['panel']} | {r['slider']} | {r['moves']} | {r['during']} | "
+                         f"{r['duration_ms']:.0f} | {r['fps']:.1f} |")
     if partial:
         lines[1:1] = ["", "Partial run (some browser tests were deselected): not published by `make bench`."]
     lines += ["", "Produced by `tests/browser/test_jupyterlab.py` (run by `make test`); "

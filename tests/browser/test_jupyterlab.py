@@ -12,6 +12,8 @@ The tests then check, on that live page:
   (no MathJax error, no raw TeX); every exercise solution opens collapsed (code
   and output) and its code stays collapsed through the run, showing only its
   neutral first line;
+* each panel's readout shows the numbers the text's "Where it opens" paragraph states
+  (``tests/_start_state.py``), before anything is moved;
 * every slider of every panel, moved once by a mouse drag and once by a key
   press, gives a new figure (different PNG bytes, not only a new URL) and a
   new readout; every dropdown too;
@@ -31,6 +33,7 @@ from urllib.parse import quote
 import pytest
 
 import _support as S
+from _start_state import missing_numbers, stated_starts
 
 # Out of range for every slider of the suite, and an integer so IntSlider's
 # parseInt and FloatSlider's parseFloat read the same number.
@@ -158,6 +161,23 @@ def test_all_cells_run_and_every_widget_renders(notebook):
     assert not on_open, f"{notebook['nb'].name}: exercise solutions visible when the lesson opens: {on_open}"
     shown = page.evaluate(JS_SOLUTIONS_SHOWN, True)
     assert not shown, f"{notebook['nb'].name}: exercise solutions' code visible after Run All: {shown}"
+
+
+def test_panels_open_where_the_text_says(notebook):
+    """After Run All, each panel's readout shows the numbers its "Where it opens" paragraph states
+    (issue: a solution cell once left lesson 3's panel elsewhere than the text said)."""
+    stated = stated_starts(notebook["nb"])
+    panels = _panels(notebook)
+    assert len(panels) == len(stated), f"{len(panels)} panels, {len(stated)} 'Where it opens' paragraphs"
+    problems = []
+    for p, s in zip(panels, stated):
+        p.wait_idle()
+        readout = p.state()["readout"]
+        missing = missing_numbers(s["numbers"], readout)
+        if missing:
+            p.screenshot("opens-elsewhere", failed=True)
+            problems.append(f"{p.label}: the text says {s['text']!r}; the readout lacks {missing}: {readout!r}")
+    assert not problems, "\n".join(problems)
 
 
 def test_every_slider_moves_by_drag_and_by_keyboard(notebook):
@@ -315,3 +335,44 @@ def test_no_traceback_in_console_or_kernel_log(notebook):
     log = notebook["server"].log_text()[notebook["log_start"]:]
     bad = S.server_log_problems(log)
     assert not bad, "server/kernel log:\n" + "\n".join(bad)
+
+
+def test_slider_drag_follows_the_hand(notebook, latency_report):
+    """A one-second drag across the first slider of each panel: new figures during the drag, and
+    the last figure is the final value's (a key step away and back redraws the same image).
+
+    The frames per second during the drag go to the latency report (never asserted)."""
+    problems = []
+    for p in _panels(notebook):
+        sliders = p.enabled_sliders()
+        if not sliders:
+            continue
+        slider = sliders[0]
+        name = f"{p.label} slider '{p.slider_name(slider)}'"
+        r = p.timed_drag(slider)
+        if r["during"] < 1:
+            problems.append(f"{name}: no new figure during a one-second drag")
+        _settle(p)
+        after_drag, state_after_drag = p.image_hash(), p.state()
+        key = p.step_key(slider)
+        back = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
+        problems += p.expect_update(lambda: p.key_step(slider, key), f"{name} (step after the drag)",
+                                    need_readout=False)
+        problems += p.expect_update(lambda: p.key_step(slider, back), f"{name} (and back)",
+                                    need_readout=False)
+        _settle(p)
+        if p.image_hash() != after_drag:
+            now = p.state()
+            problems.append(f"{name}: the figure after the drag is not the final value's "
+                            f"(values {state_after_drag['values']} -> {now['values']}; readout "
+                            f"{'same' if now['readout'] == state_after_drag['readout'] else 'changed'})")
+        S.DRAGS.append({"notebook": notebook["nb"].name, "panel": p.label,
+                        "slider": p.slider_name(slider), **r})
+        print(f"{notebook['nb'].name} {p.label}: {r['during']} frames in {r['duration_ms']:.0f} ms "
+              f"of drag, {r['moves']} mouse moves ({r['fps']:.1f} frames per second)")
+    assert not problems, "\n".join(problems)
+
+
+def _settle(p) -> None:
+    """Wait until the panel's figure is final (kernel idle, no new image for half a second)."""
+    p.settle()
