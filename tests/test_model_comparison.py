@@ -191,3 +191,18 @@ def test_exact_log_evidence_with_gamma_hyperpriors_agrees_with_weight_space_quad
     assert ref == pytest.approx(brute, abs=1e-4)
     run = evidence_reestimation(lin, tol=1e-12)
     assert abs(model_log_evidence(run, prior=prior).log_evidence - ref) < 0.5
+
+
+def test_the_linear_models_closed_form_evidence_grid_equals_one_exact_evaluation_per_point():
+    from ensemble_lib.inference.model_comparison import _log_evidence_on_grid
+
+    X, y = _linear(4, 25, k=3)
+    lin = LinearGaussianPosterior(X, y, 1.0, 1.0)
+    la, lb = np.linspace(-3, 3, 5), np.linspace(-2, 4, 4)
+    ref = np.array([[_marginal(X, y, math.exp(a), math.exp(b)) for b in lb] for a in la])
+    np.testing.assert_allclose(_log_evidence_on_grid(lin, la, lb), ref, rtol=1e-11, atol=1e-9)
+
+
+def _marginal(X, y, alpha, beta):
+    cov = X @ X.T / alpha + np.eye(len(y)) / beta
+    return float(stats.multivariate_normal(np.zeros(len(y)), cov).logpdf(y))
