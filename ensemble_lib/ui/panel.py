@@ -114,6 +114,28 @@ def _from_front_end(change) -> bool:
     return change.get("name") in getattr(change.get("owner"), "_property_lock", {})
 
 
+def grid_value(ctl, value: float) -> float:
+    """Where a front end puts ``value`` on the slider ``ctl``: its nearest grid point.
+
+    The front end (noUiSlider) snaps a slider's position to ``min + k·step`` (for a
+    ``FloatLogSlider``, in the exponent) and, with ``continuous_update``, sends the snapped
+    value back as soon as it draws the slider. ``value`` itself for other controls.
+    """
+    if isinstance(ctl, widgets.FloatLogSlider):
+        if not ctl.step or value <= 0:
+            return value
+        x = np.log(value) / np.log(ctl.base)
+        x = min(max(ctl.min + round((x - ctl.min) / ctl.step) * ctl.step, ctl.min), ctl.max)
+        return float(ctl.base ** x)
+    if isinstance(ctl, widgets.FloatSlider) and ctl.step:
+        return float(min(max(ctl.min + round((value - ctl.min) / ctl.step) * ctl.step, ctl.min), ctl.max))
+    return value
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
 class _BlitCanvas(FigureCanvasAgg):
     """An Agg canvas that redraws only a panel's changing artists over a cached background.
 
@@ -195,6 +217,9 @@ class FigurePanel:
     _last_step_s = 0.0
     _last_end = _last_change = _dirty_since = 0.0
     _stream = None
+    #: per control, the value code last set (the start value, a snap, a linked control) while
+    #: the slider shows it at its nearest grid point (see :meth:`_on_change`)
+    _exact: dict
 
     def __init__(self, controls: dict, fig, columns: int = 3):
         self.controls = dict(controls)
@@ -218,6 +243,7 @@ class FigurePanel:
         self.status = widgets.HTML()
         self.n_updates = 0
         self.last_error: str | None = None
+        self._exact = {name: ctl.value for name, ctl in self.controls.items()}
         for ctl in self.controls.values():
             ctl.observe(self._on_change, names="value")
         ctl_list = list(self.controls.values())
@@ -344,8 +370,12 @@ class FigurePanel:
 
     # -- machinery ----------------------------------------------------------
     def values(self) -> dict:
-        """The current control values, by name."""
-        return {name: ctl.value for name, ctl in self.controls.items()}
+        """The current control values, by name.
+
+        A value set by code is used exactly, also while the front end shows the slider at the
+        grid point nearest to it (:meth:`_on_change`).
+        """
+        return {name: self._exact.get(name, ctl.value) for name, ctl in self.controls.items()}
 
     @contextlib.contextmanager
     def hold(self, update: bool = True) -> Iterator[FigurePanel]:
@@ -371,11 +401,21 @@ class FigurePanel:
         A change from the front end is coalesced (:meth:`_request_update`); one made by code
         updates at once.
         """
+        name = next((n for n, c in self.controls.items() if c is change["owner"]), None)
+        if name is not None:
+            if not _from_front_end(change):
+                self._exact[name] = change["new"]
+            elif name in self._exact and _same(change["new"], grid_value(change["owner"], self._exact[name])):
+                # the front end drew the slider at the grid point nearest to the value code set
+                # (the start value, a snap to a fit) and sent that point back: not a move of the
+                # user's; the panel keeps computing with the exact value, and nothing changes
+                return
+            else:
+                self._exact.pop(name, None)
         if self._held:
             return
         try:
             with self.hold(update=False):
-                name = next((n for n, c in self.controls.items() if c is change["owner"]), None)
                 if name is not None:
                     self.link_controls(name, change["new"])
         except (ValueError, RuntimeError, ArithmeticError) as exc:

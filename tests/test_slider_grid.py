@@ -1,0 +1,78 @@
+"""A value set by code stays exact when the front end shows its slider at the nearest grid point.
+
+A browser draws a slider at the grid point ``min + k·step`` nearest to its value (for a
+``FloatLogSlider`` in the exponent) and, with ``continuous_update``, sends that point straight
+back. Without care a panel would then recompute at the grid point: lesson 1 opened at α = 0.1995
+instead of the preset's 0.2, lesson 3's Q was no longer the full-KL fit it was snapped to (the
+real-browser suite's ``test_panels_open_where_the_text_says`` found both). Here the front end's
+messages are applied as the kernel applies them (``Widget.set_state``).
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+import pytest
+
+from ensemble_lib.lessons.bound import BoundPanel, make_toy
+from ensemble_lib.lessons.toy_posterior import ToyExplorer
+from ensemble_lib.ui.panel import grid_value
+
+
+def _nearest(points, value):
+    return points[int(np.argmin(np.abs(points - value)))]
+
+
+@pytest.mark.parametrize("lo, hi, step", [(0.02, 1.0, 0.01), (-3.0, 3.0, 0.05), (0.0, 0.99, 0.33)])
+def test_linear_grid_value_is_the_nearest_grid_point(lo, hi, step):
+    ctl = widgets.FloatSlider(min=lo, max=hi, step=step, value=lo)
+    points = lo + step * np.arange(int(np.floor((hi - lo) / step + 1e-9)) + 1)
+    for v in np.random.default_rng(1).uniform(lo, hi, 200):
+        assert grid_value(ctl, v) == pytest.approx(_nearest(points, v), abs=1e-12)
+
+
+def test_log_grid_value_is_the_nearest_grid_point_in_the_exponent():
+    ctl = widgets.FloatLogSlider(min=-2, max=1, step=0.1, base=10, value=1.0)
+    exponents = -2 + 0.1 * np.arange(31)
+    for v in 10 ** np.random.default_rng(2).uniform(-2, 1, 200):
+        assert grid_value(ctl, v) == pytest.approx(10 ** _nearest(exponents, np.log10(v)), rel=1e-12)
+    assert grid_value(ctl, 0.2) == pytest.approx(10 ** -0.7, rel=1e-12)  # what the browser showed
+
+
+def test_the_front_end_rounding_the_start_value_changes_nothing():
+    p = ToyExplorer()
+    first = p.update()
+    n = p.n_updates
+    alpha = p.controls["alpha"]
+    shown = grid_value(alpha, alpha.value)
+    assert shown != alpha.value  # the preset's α = 0.2 is off the slider's grid
+    alpha.set_state({"value": shown})  # as the front end sends it back after drawing the slider
+    assert p.n_updates == n and p.values()["alpha"] == 0.2
+    assert p.update().laplace.kl == first.laplace.kl
+
+
+def test_a_move_by_the_user_is_used_even_next_to_the_exact_value():
+    p = ToyExplorer()
+    p.update()
+    alpha = p.controls["alpha"]
+    step_up = 10 ** (np.log10(grid_value(alpha, 0.2)) + alpha.step)
+    alpha.set_state({"value": step_up})
+    assert p.values()["alpha"] == step_up and p.state.posterior.alpha == pytest.approx(step_up)
+    back = grid_value(alpha, 0.2)
+    alpha.set_state({"value": back})  # the user moves back: that grid point, not the old exact value
+    assert p.values()["alpha"] == back and p.state.posterior.alpha == pytest.approx(back)
+
+
+def test_a_snapped_q_stays_the_fit_when_the_front_end_rounds_its_sliders():
+    p = BoundPanel(make_toy())
+    full = p.update()
+    for name in ("mean_u", "mean_v", "sd_u", "sd_v", "rho"):
+        ctl = p.controls[name]
+        ctl.set_state({"value": grid_value(ctl, ctl.value)})
+    assert p.controls["snap"].value == "full"
+    assert p.update().kl == full.kl == p.fits.full.kl
+    p.snap("laplace")  # code moves the sliders again: the new values are exact again
+    for name in ("sd_u", "rho"):
+        ctl = p.controls[name]
+        ctl.set_state({"value": grid_value(ctl, ctl.value)})
+    assert p.controls["snap"].value == "laplace" and p.update().kl == pytest.approx(p.fits.laplace.kl, abs=1e-12)
