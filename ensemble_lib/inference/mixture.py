@@ -48,9 +48,10 @@ per component the mean and the Cholesky factor of C (log-diagonal), exactly
 
 Starts (:func:`mixture_ladder`): K = 1 is the full-covariance KL fit
 (:func:`~ensemble_lib.inference.kl_fit.kl_fit`); each K is warm-started from the
-K − 1 fit by adding the single-Gaussian fit or its mirror image ``(−w̄, C)``
-(the toy's posterior is symmetric under w → −w) with weight 1/K, or by splitting
-a component in two along its long axis; the best wins, and if none beats the
+K − 1 fit by adding, with weight 1/K, the single-Gaussian fit's mirror image
+``(−w̄, C)`` (for K = 2: the toy's posterior is symmetric under w → −w) or the
+single-Gaussian fit itself (K ≥ 3), or by splitting the heaviest component in two
+along its long axis; the best wins, and if none beats the
 K − 1 fit that fit is kept (written with K components: one component split in two
 identical halves is the same Q), so the fitted KL never rises with K.
 
