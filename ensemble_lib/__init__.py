@@ -23,6 +23,8 @@ The equation index (``docs/equations.md``) maps each equation of the papers
 to the function that implements it.
 """
 
+from .inference.ard import (ClassCollapsedBound, ClassPriorPosterior, class_evidence_reestimation,
+                            fit_class_ensemble, network_classes, sample_prior_functions)
 from .inference.evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
 from .inference.gaussian import (CovarianceFamily, GaussianFactor, gauss_hermite, gaussian_entropy,
                                  kl_gaussians)
@@ -30,6 +32,7 @@ from .inference.hyperparameters import (GammaHyperprior, HyperparameterRun, fit_
                                         full_bound, gamma_updates)
 from .inference.kl_fit import KLFit, kl_fit
 from .inference.laplace import LaplaceFit, laplace_fit
+from .inference.model_comparison import committee, deletion_evidence, exact_log_evidence, model_log_evidence
 from .inference.mixture import (MixtureFit, MixtureLadder, entropy_lower_bound, mixture_entropy, mixture_fit,
                                 mixture_kl, mixture_ladder)
 from .inference.network_fits import (CollapsedBound, EnsembleFit, fit_ensemble, fit_evidence,
@@ -68,6 +71,9 @@ __all__ = [
     "EvidenceRun", "evidence_grid", "evidence_reestimation", "laplace_evidence",
     "CollapsedBound", "EnsembleFit", "fit_ensemble", "fit_evidence", "fit_family",
     "laplace_error_bars",
+    "ClassCollapsedBound", "ClassPriorPosterior", "class_evidence_reestimation", "fit_class_ensemble",
+    "network_classes", "sample_prior_functions",
+    "committee", "deletion_evidence", "exact_log_evidence", "model_log_evidence",
     "SVIHistory", "reparam_gradient", "svi_fit",
 ]
 
