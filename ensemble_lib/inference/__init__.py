@@ -7,6 +7,10 @@
 * :mod:`.toy_fits` — every family fitted to one toy posterior (B&B Fig. 2);
 * :mod:`.hyperparameters` — Gamma hyperpriors and the ensemble's α, β updates (B&B (27)–(38));
 * :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25));
+* :mod:`.ard` — one α per weight class (MacKay (26)–(27), ARD §7) in the evidence and in the
+  ensemble bound, and functions drawn from the prior (§8);
+* :mod:`.model_comparison` — the model evidence (MacKay (30)), pruning by evidence (§6),
+  committees (§5.3), the exact ln P(D) with Gamma hyperpriors;
 * :mod:`.network_fits` — the collapsed bound for networks, fits with warm starts, evidence
   restarts, Laplace error bars;
 * :mod:`.svi` — reparameterisation-gradient SVI on the same KL(Q‖P);
