@@ -1,0 +1,402 @@
+"""Lesson 6: choosing the model — evidence, the strict lower bound, ARD, pruning, committees, priors.
+
+MacKay (1995), "Probable networks", §1.5–1.8 (Occam factors), §3.2 (classes), §4 (eq. 30),
+§4.1 (H! 2^H), §5.3 (committees), §6 (pruning), §7 (ARD), §8 (priors over functions);
+Barber & Bishop (1998) §2.2 (F*, a strict lower bound on ln P(D)).
+
+* :func:`polynomial_occam`: Occam's razor where everything is exact — polynomial models of
+  degree 0 … 7 (linear in the weights) with Gamma hyperpriors: the exact ln P(D) (quadrature over
+  ln α, ln β; :func:`~ensemble_lib.inference.model_comparison.exact_log_evidence`), MacKay's
+  eq. (30) and the ensemble's bound F* (full covariance, :func:`~ensemble_lib.fit_ensemble`);
+* :func:`toy_occam`: the 2-weight toy at fixed α, β: exact ln P(D|α,β) by quadrature, Laplace's
+  (20) with the mirror factor 2, and the full-covariance bound F;
+* :func:`size_rows`, :func:`plot_model_size`, :func:`plot_ard`, :func:`committee_rows`: the
+  stored study (``figures/model_size.json``, :mod:`ensemble_lib.studies.model_size`);
+* :func:`pruning_demo`: MacKay §6 on a small network, beside OBD and a refit;
+* :class:`PriorFunctionsPanel`: functions drawn from the prior for H and each class's width;
+* :func:`write_figures`: ``model_size.png``, ``ard_boston.png``, ``occam_polynomial.png``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .. import _validation as check
+from ..inference.ard import network_classes, sample_prior_functions
+from ..inference.evidence import evidence_reestimation, laplace_evidence
+from ..inference.hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
+from ..inference.kl_fit import kl_fit
+from ..inference.laplace import laplace_fit
+from ..inference.model_comparison import (SubsetPosterior, deletion_evidence, exact_log_evidence,
+                                          model_log_evidence)
+from ..inference.network_fits import fit_ensemble
+from ..models.linear import LinearGaussianPosterior
+from ..models.network import NetworkPosterior, add_bias
+from ..models.toy import make_posterior
+from ..ui.panel import FigurePanel
+from ..ui.plotting import new_figure, save_figure
+
+#: the hyperpriors of the exact Occam comparison (Barber & Bishop's broad ones)
+OCCAM_PRIOR = GammaHyperprior()
+
+
+# ---------------------------------------------------------------------------
+# 1. Occam's razor where everything is exact
+# ---------------------------------------------------------------------------
+
+
+def polynomial_data(n: int = 20, seed: int = 0, noise_sd: float = 0.2):
+    """``x`` uniform in (−1, 1), ``t = x − 2x³ + 0.5`` plus N(0, noise_sd²) noise (a cubic)."""
+    n = check.integer("n", n, low=3, high=10_000)
+    noise_sd = check.positive("noise_sd", noise_sd)
+    rng = np.random.default_rng(check.integer("seed", seed, low=0))
+    x = rng.uniform(-1.0, 1.0, n)
+    return x, x - 2.0 * x**3 + 0.5 + noise_sd * rng.standard_normal(n)
+
+
+def polynomial_design(x, degree: int) -> np.ndarray:
+    """Legendre features P_0(x) … P_degree(x) (well conditioned on (−1, 1))."""
+    degree = check.integer("degree", degree, low=0, high=20)
+    return np.polynomial.legendre.legvander(np.asarray(x, dtype=float), degree)
+
+
+@dataclass(frozen=True)
+class OccamRow:
+    """One model: exact ln P(D), eq. (30), the bound F*, and their gaps."""
+
+    label: str
+    k: int
+    log_evidence_exact: float
+    log_evidence_laplace: float
+    bound: float
+
+
+@lru_cache(maxsize=4)
+def polynomial_occam(degrees: tuple = tuple(range(8)), n: int = 20, seed: int = 0) -> tuple:
+    """:class:`OccamRow` per polynomial degree (module docstring), Gamma hyperpriors :data:`OCCAM_PRIOR`."""
+    x, t = polynomial_data(n, seed)
+    rows = []
+    for deg in degrees:
+        lin = LinearGaussianPosterior(polynomial_design(x, deg), t, 1.0, 1.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HyperparameterConvergenceWarning)
+            run = evidence_reestimation(lin, tol=1e-10, exact=False)
+        lap = model_log_evidence(run, prior=OCCAM_PRIOR).log_evidence
+        exact = exact_log_evidence(lin.with_hyperparameters(alpha=run.alpha_final, beta=run.beta_final),
+                                   OCCAM_PRIOR)
+        fit = fit_ensemble(lin, OCCAM_PRIOR, "full", init=[(run.final.mean, run.final.cov)], gtol=1e-8)
+        rows.append(OccamRow(f"degree {deg}", lin.dim, exact, lap, fit.bound))
+    return tuple(rows)
+
+
+@lru_cache(maxsize=4)
+def toy_occam(alphas: tuple = (0.02, 0.2, 2.0, 20.0), seed: int = 25) -> tuple:
+    """The toy at fixed α (β = 100): exact ln P(D|α,β), Laplace (20) with factor 2, full-covariance F."""
+    rows = []
+    for a in alphas:
+        post = make_posterior(seed=seed, alpha=a)
+        lap = laplace_evidence(post, symmetry_factor=2).log_evidence
+        fit = kl_fit(post, "full")
+        rows.append(OccamRow(f"α = {a:g}", 2, float(post.log_evidence), lap, fit.bound))
+    return tuple(rows)
+
+
+def format_occam(rows) -> str:
+    lines = [f"{'model':<12} {'ln P(D) exact':>14} {'Laplace (30)':>13} {'bound F*':>10} "
+             f"{'Laplace-exact':>14} {'exact-F*':>9}"]
+    for r in rows:
+        lines.append(f"{r.label:<12} {r.log_evidence_exact:14.4f} {r.log_evidence_laplace:13.4f} "
+                     f"{r.bound:10.4f} {r.log_evidence_laplace - r.log_evidence_exact:+14.4f} "
+                     f"{r.log_evidence_exact - r.bound:9.4f}")
+    return "\n".join(lines)
+
+
+def plot_occam(ax, rows, title: str = ""):
+    k = np.arange(len(rows))
+    ax.plot(k, [r.log_evidence_exact for r in rows], "k-o", label="exact ln P(D)")
+    ax.plot(k, [r.log_evidence_laplace for r in rows], "C1--s", label="Laplace, eq. (30)")
+    ax.plot(k, [r.bound for r in rows], "C0-^", label="bound F*")
+    ax.set_xticks(k, [r.label.split()[-1] for r in rows])
+    ax.set_ylabel("nats")
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=8)
+
+
+# ---------------------------------------------------------------------------
+# 2–4. The stored study
+# ---------------------------------------------------------------------------
+
+
+def size_rows(result: dict, dataset: str) -> list[dict]:
+    """Per H: mean ± s.e. over splits (the stored ``summary``) as flat rows."""
+    summ = result["datasets"][dataset]["summary"]
+    rows = []
+    for H in result["config"]["hidden"]:
+        s = summ[str(H)]
+        rows.append({"H": H, **{k: s[k]["mean"] for k in s}, **{k + "_se": s[k]["se"] for k in s}})
+    return rows
+
+
+def format_size(result: dict, dataset: str) -> str:
+    lines = [f"{dataset}: mean over {result['config']['n_splits']} splits",
+             f"{'H':>2} {'ln ev (30)':>11} {'Laplace MSE':>12} {'units':>6} {'bound F*':>10} "
+             f"{'ens. MSE':>9} {'units':>6}"]
+    for r in size_rows(result, dataset):
+        lines.append(f"{r['H']:>2} {r['log_evidence']:11.2f} {r['laplace_test_mse']:12.3f} "
+                     f"{r['laplace_active_units']:6.1f} {r['bound']:10.2f} {r['ensemble_test_mse']:9.3f} "
+                     f"{r['ensemble_active_units']:6.1f}")
+    return "\n".join(lines)
+
+
+def _errorbar(ax, x, rows, key, **kw):
+    y = np.array([r[key] for r in rows], dtype=float)
+    e = np.array([r[key + "_se"] or 0.0 for r in rows], dtype=float)
+    return ax.errorbar(x, y, yerr=e, capsize=3, **kw)
+
+
+def plot_model_size(axes, result: dict, dataset: str) -> None:
+    """Left: ln evidence (30) of the best optimum and F* against H; right: test MSE against H."""
+    rows = size_rows(result, dataset)
+    H = np.array([r["H"] for r in rows])
+    ax1, ax2 = axes
+    _errorbar(ax1, H, rows, "log_evidence", fmt="C1-s", label="Laplace ln P(D|H), eq. (30)")
+    _errorbar(ax1, H, rows, "bound", fmt="C0-^", label="ensemble bound F*")
+    ax1.set_xlabel("hidden units H")
+    ax1.set_ylabel("nats")
+    ax1.set_title(f"{dataset}: evidence and bound")
+    ax1.legend(fontsize=8)
+    _errorbar(ax2, H, rows, "laplace_test_mse", fmt="C1-s", label="Laplace (MAP)")
+    _errorbar(ax2, H, rows, "ensemble_test_mse", fmt="C0-^", label="ensemble (diagonal)")
+    ax2.set_xlabel("hidden units H")
+    ax2.set_ylabel("test MSE (standardised)")
+    ax2.set_title(f"{dataset}: test error")
+    ax2.legend(fontsize=8)
+
+
+def ard_arrays(result: dict):
+    """(input names, α per input per split (S × d), count of splits where noise > every real input)."""
+    ard = [s["ard"] for s in result["datasets"]["boston"]["splits"] if "ard" in s]
+    names = ard[0]["inputs"]
+    return names, np.array([a["alpha"] for a in ard]), sum(a["noise_above_every_real"] for a in ard)
+
+
+def plot_ard(ax, result: dict) -> None:
+    names, A, _ = ard_arrays(result)
+    n_noise = result["config"]["n_noise"]
+    x = np.arange(len(names))
+    med = np.exp(np.mean(np.log(A), axis=0))
+    colors = ["C0"] * (len(names) - n_noise) + ["C3"] * n_noise
+    ax.bar(x, med, color=colors)
+    for row in A:
+        ax.plot(x, row, "k.", ms=4)
+    ax.set_yscale("log")
+    ax.set_xticks(x, names, rotation=60, fontsize=8)
+    ax.set_ylabel("ᾱ_c (geometric mean; dots: splits)")
+    ax.set_title("ARD on Boston: one α per input (red: pure noise)")
+
+
+def committee_rows(result: dict, hmc: dict | None = None) -> list[dict]:
+    """Per split: committee vs best single optimum (test MSE) and the HMC reference where stored."""
+    rows = []
+    for name, entry in result["datasets"].items():
+        ref = {s["index"]: s["test_mse"] for s in (hmc or {}).get(name, {}).get("splits", [])}
+        for s in entry["splits"]:
+            c = s.get("committee")
+            if c:
+                rows.append({"dataset": name, "split": s["index"], "committee": c["test_mse"],
+                             "best_single": c["best_single"]["test_mse"],
+                             "best_H": c["best_single"]["n_hidden"],
+                             "members": len(c["members"]), "hmc": ref.get(s["index"])})
+    return rows
+
+
+def format_committees(rows) -> str:
+    lines = [f"{'data':<9} {'split':>5} {'members':>8} {'best H':>6} {'best single':>12} "
+             f"{'committee':>10} {'HMC (H=4)':>10}"]
+    for r in rows:
+        hmc = f"{r['hmc']:10.3f}" if r["hmc"] is not None else f"{'—':>10}"
+        lines.append(f"{r['dataset']:<9} {r['split']:>5} {r['members']:>8} {r['best_H']:>6} "
+                     f"{r['best_single']:12.3f} {r['committee']:10.3f} {hmc}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# 5. Pruning by evidence (§6)
+# ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def pruning_demo(seed: int = 7, n: int = 100):
+    """An H = 1 network on inputs x0, x1 (relevant) and x2 (pure noise), α = 1, β = 100.
+
+    Returns rows (weight, OBD ½A_ss w_s², OBS saliency, Occam term, §6 change, refit change): the
+    change ln P(D|H) − ln P(D|H_s̄) predicted by §6 and found by refitting the reduced network.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    t = np.tanh(X[:, 0] - 0.5 * X[:, 1] + 0.3) + 0.1 * rng.normal(size=n)
+    net = NetworkPosterior(add_bias(X), t, 1, alpha=1.0, beta=100.0)
+    st = laplace_evidence(net, start=rng.normal(size=net.dim))
+    names = ["u (x0)", "u (x1)", "u (x2, noise)", "u (bias)", "v (output)"]
+    rows = []
+    for s in range(net.dim):
+        d = deletion_evidence(st.mean, st.cov, 1.0 / net.alpha, s, hessian=st.hessian)
+        keep = [i for i in range(net.dim) if i != s]
+        refit = laplace_fit(SubsetPosterior(net, keep), start=d.new_mean[keep], compute_kl=False)
+        rows.append((names[s], d.obd, d.saliency, d.occam, d.evidence_change,
+                     st.log_evidence - refit.log_evidence_laplace))
+    return tuple(rows)
+
+
+def format_pruning(rows) -> str:
+    lines = [f"{'weight':<14} {'OBD':>9} {'saliency':>9} {'Occam':>7} {'§6 change':>10} {'refit':>9}"]
+    for r in rows:
+        lines.append(f"{r[0]:<14} {r[1]:9.3f} {r[2]:9.3f} {r[3]:7.3f} {r[4]:10.3f} {r[5]:9.3f}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# 6. Priors over functions (§8)
+# ---------------------------------------------------------------------------
+
+X_PRIOR = np.linspace(-5.0, 5.0, 201)
+N_FUNCTIONS = 6
+
+
+def prior_output_sd(x, sd_in: float, sd_bias: float, sd_out_scaled: float) -> np.ndarray:
+    """The prior s.d. of f(x): √(σ_out² H · (2/π) arcsin(s²/(1+s²))), s² = x²σ_in² + σ_bias²,
+    with σ_out² H = ``sd_out_scaled``² (independent of H; erf(a/√2) units)."""
+    s2 = np.asarray(x, dtype=float) ** 2 * sd_in**2 + sd_bias**2
+    return sd_out_scaled * np.sqrt(2.0 / math.pi * np.arcsin(s2 / (1.0 + s2)))
+
+
+@dataclass(frozen=True)
+class PriorState:
+    x: np.ndarray
+    f: np.ndarray
+    sd: np.ndarray
+    H: int
+    sd_in: float
+    sd_bias: float
+    sd_out: float
+    scale_out: bool
+
+
+def prior_functions(H, sd_in, sd_bias, sd_out, scale_out: bool = True, seed: int = 0) -> PriorState:
+    """``N_FUNCTIONS`` functions of a 1-input network drawn from the prior (26) (layer classes).
+
+    ``sd_out`` is σ_out·√H if ``scale_out`` (MacKay §8: the output scale stays fixed as H grows),
+    else σ_out itself (the output grows like √H).
+    """
+    H = check.integer("H", H, low=1, high=2000)
+    sd_in = check.positive("sd_in", sd_in)
+    sd_bias = check.positive("sd_bias", sd_bias)
+    sd_out = check.positive("sd_out", sd_out)
+    scale_out = check.flag("scale_out", scale_out)
+    sigma_out = sd_out / math.sqrt(H) if scale_out else sd_out
+    alphas = [1.0 / sd_in**2, 1.0 / sd_bias**2, 1.0 / sigma_out**2]
+    X = add_bias(X_PRIOR[:, None])
+    f = sample_prior_functions(X, H, network_classes(2, H, "layers"), alphas, N_FUNCTIONS,
+                               np.random.default_rng(check.integer("seed", seed, low=0)))
+    sd = prior_output_sd(X_PRIOR, sd_in, sd_bias, sigma_out * math.sqrt(H))
+    return PriorState(X_PRIOR, f, sd, H, sd_in, sd_bias, sd_out, scale_out)
+
+
+class PriorFunctionsPanel(FigurePanel):
+    """Sliders for H and each class's prior s.d. (input weights, hidden biases, output weights):
+    functions drawn from the prior, and the ±2 s.d. band of the prior over functions."""
+
+    def __init__(self):
+        fig, ax = new_figure(8.0, 4.0)
+        self.ax = ax
+        self._lines = [ax.plot([], [], lw=1.2)[0] for _ in range(N_FUNCTIONS)]
+        self._band = []
+        ax.set_xlim(X_PRIOR[0], X_PRIOR[-1])
+        ax.set_xlabel("input x")
+        ax.set_ylabel("f(x)")
+        ax.set_title("H = 1000: functions from the prior")
+        s = FigurePanel.slider
+        controls = {
+            "H": s("hidden units H", 10, 1, 400),
+            "sd_in": s("σ_in (input weights)", 2.0, 0.1, 40.0, step=0.05, log=True),
+            "sd_bias": s("σ_bias (hidden biases)", 2.0, 0.1, 40.0, step=0.05, log=True),
+            "sd_out": s("output scale (σ_out √H if scaled)", 1.0, 0.05, 10.0, step=0.05, log=True),
+            "scale_out": __import__("ipywidgets").Checkbox(value=True, description="σ_out ∝ 1/√H"),
+            "seed": s("seed", 0, 0, 99),
+        }
+        super().__init__(controls, fig)
+
+    def compute(self, H, sd_in, sd_bias, sd_out, scale_out, seed):
+        return prior_functions(H, sd_in, sd_bias, sd_out, scale_out, seed)
+
+    def draw(self, state: PriorState) -> None:
+        for line, f in zip(self._lines, state.f):
+            line.set_data(state.x, f)
+        self._band = self.replace_artists(self._band, lambda: [self.ax.fill_between(
+            state.x, -2 * state.sd, 2 * state.sd, color="0.85", zorder=0, label="±2 s.d. of the prior")])
+        lim = 1.1 * max(float(np.max(np.abs(state.f))), float(2 * state.sd.max()))
+        self.ax.set_ylim(-lim, lim)
+        self.ax.set_title(f"H = {state.H}: functions from the prior")
+
+    def format_readout(self, state: PriorState) -> str:
+        mid, at3 = len(state.x) // 2, int(np.argmin(np.abs(state.x - 3.0)))
+        mc = float(np.std(state.f[:, mid]))
+        return (f"prior s.d. of f(0) = {state.sd[mid]:.4f}, of f(3) = {state.sd[at3]:.4f} (arcsine kernel); "
+                f"the {N_FUNCTIONS} draws' s.d. at x = 0: {mc:.4f}. "
+                f"σ_out = {state.sd_out / math.sqrt(state.H) if state.scale_out else state.sd_out:.4g}")
+
+
+# ---------------------------------------------------------------------------
+# figures
+# ---------------------------------------------------------------------------
+
+
+def model_size_figure(result: dict):
+    fig, axes = new_figure(11.0, 7.0, nrows=2, ncols=2)
+    for row, name in zip(axes, [d for d in ("boston", "diabetes") if d in result["datasets"]]):
+        plot_model_size(row, result, name)
+    return fig, axes
+
+
+def ard_figure(result: dict):
+    fig, ax = new_figure(8.0, 4.0)
+    plot_ard(ax, result)
+    return fig, ax
+
+
+def occam_figure():
+    fig, axes = new_figure(10.0, 3.8, ncols=2)
+    plot_occam(axes[0], polynomial_occam(), "polynomial degree (linear model, N = 20)")
+    plot_occam(axes[1], toy_occam(), "toy at fixed α (β = 100)")
+    axes[1].set_xlabel("prior precision α")
+    axes[0].set_xlabel("degree")
+    return fig, axes
+
+
+def write_figures(outdir) -> list[Path]:
+    """``occam_polynomial.png``, and from the stored study ``model_size.png``, ``ard_boston.png``."""
+    from ..studies.model_size import load_result
+
+    outdir = Path(outdir)
+    out = [save_figure(occam_figure()[0], outdir / "occam_polynomial.png")]
+    try:
+        result = load_result()
+    except FileNotFoundError:
+        return out
+    out.append(save_figure(model_size_figure(result)[0], outdir / "model_size.png"))
+    if any("ard" in s for s in result["datasets"].get("boston", {}).get("splits", [])):
+        out.append(save_figure(ard_figure(result)[0], outdir / "ard_boston.png"))
+    return out
+
+
+__all__ = ["OCCAM_PRIOR", "OccamRow", "PriorFunctionsPanel", "PriorState", "ard_arrays", "ard_figure",
+           "committee_rows", "format_committees", "format_occam", "format_pruning", "format_size",
+           "model_size_figure", "occam_figure", "plot_ard", "plot_model_size", "plot_occam",
+           "polynomial_data", "polynomial_design", "polynomial_occam", "prior_functions",
+           "prior_output_sd", "pruning_demo", "size_rows", "toy_occam", "write_figures"]

@@ -1,0 +1,400 @@
+"""Choosing the network size, and ARD (issue 16): the evidence and the bound across H = 1 … 8.
+
+MacKay (1995), "Probable networks", §4 (eq. 30), §4.1 (each optimum its own model, H! 2^H),
+§5.3 (committees), §7 (ARD); Barber & Bishop (1998) §2.2 (the bound F* with Gamma hyperpriors).
+
+For each random split (the Table-1 splits: :func:`~ensemble_lib.studies.table1.make_split`, so the
+HMC references of ``figures/hmc_reference_*.json`` are on the same rows) and each H:
+
+* MacKay's evidence framework from ``n_restarts`` random starts
+  (:func:`~ensemble_lib.inference.network_fits.fit_evidence`); for every restart its Laplace log
+  evidence (20) with ln(H! 2^H), the model evidence (30) with its hyperparameter Occam factors
+  (:func:`~ensemble_lib.inference.model_comparison.model_log_evidence`), test error and active
+  hidden units;
+* the diagonal ensemble (B&B (26), (33)–(38)) started from the best restart's Laplace Gaussian:
+  its bound F*, test error, active hidden units;
+* a committee (§5.3) of every converged optimum at every H, weighted by eq. (30): its test error
+  beside the single optimum with the largest evidence.
+
+And ARD (§7) on Boston with ``n_noise`` appended pure-noise inputs (N(0, 1), drawn per split):
+one α_c per input, one for the hidden biases, one for the output weights
+(:func:`~ensemble_lib.inference.ard.fit_class_evidence`), at ``ard_hidden`` hidden units; whether
+every noise input's α_c exceeds every real input's, and the test error beside one α.
+
+``python -m ensemble_lib.studies.model_size --run`` recomputes ``figures/model_size.json`` (the
+configuration and that command are stored in it; no wall times, so a rerun gives identical JSON;
+``--times FILE`` writes each split's wall time).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import _validation as check
+from .._progress import report
+from ..inference.ard import fit_class_evidence, network_classes
+from ..inference.hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
+from ..inference.kl_fit import KLFitWarning
+from ..inference.model_comparison import committee, model_log_evidence
+from ..inference.network_fits import fit_ensemble, fit_evidence, laplace_error_bars
+from ..inference.pruning import unit_usage
+from ..models.network import NetworkPosterior, add_bias, network_output
+
+#: where ``--run`` stores the study (relative to the repository root)
+RESULT_FILE = "model_size.json"
+DATASETS = ("boston", "diabetes")
+
+
+@dataclass(frozen=True)
+class ModelSizeConfig:
+    """The protocol.
+
+    Attributes
+    ----------
+    hidden : tuple of int
+        The network sizes H compared.
+    n_splits : int
+        Random splits per data set (the Table-1 splits 0 … n_splits − 1).
+    n_train : int
+        Training rows (128, as Table 1).
+    n_restarts : int
+        Random MAP restarts per H (split i, size H: ``default_rng([seed, i, H, 1])``).
+    evidence_tol : float
+        Tolerance of the α, β re-estimation (max |Δ ln α|, |Δ ln β|).
+    gtol, maxiter : float, int
+        The diagonal ensemble's optimiser budget.
+    prior : GammaHyperprior
+        The ensemble's hyperpriors (Barber & Bishop's).
+    n_noise : int
+        Pure-noise inputs appended for the ARD check (Boston; ``default_rng([seed, i, 3])``).
+    ard_hidden : int
+        H of the ARD networks.
+    seed : int
+        The Table-1 seed (split i uses ``default_rng([seed, i])``).
+    """
+
+    hidden: tuple = (1, 2, 3, 4, 5, 6, 7, 8)
+    n_splits: int = 3
+    n_train: int = 128
+    n_restarts: int = 2
+    evidence_tol: float = 1e-5
+    gtol: float = 1e-4
+    maxiter: int = 1000
+    prior: GammaHyperprior = field(default_factory=GammaHyperprior)
+    n_noise: int = 3
+    ard_hidden: int = 2
+    seed: int = 0
+
+    def __post_init__(self):
+        hidden = tuple(sorted(set(check.ranks("hidden", self.hidden, low=1))))
+        if max(hidden) > 20:
+            raise ValueError(f"hidden must hold sizes in [1, 20], got {hidden}")
+        object.__setattr__(self, "hidden", hidden)
+        check.integer("n_splits", self.n_splits, low=1, high=100)
+        check.integer("n_train", self.n_train, low=10)
+        check.integer("n_restarts", self.n_restarts, low=1, high=20)
+        check.positive("evidence_tol", self.evidence_tol)
+        check.positive("gtol", self.gtol)
+        check.integer("maxiter", self.maxiter, low=1, high=100_000)
+        if not isinstance(self.prior, GammaHyperprior):
+            raise ValueError(f"prior must be a GammaHyperprior, got {type(self.prior).__name__}")
+        check.integer("n_noise", self.n_noise, low=0, high=50)
+        check.integer("ard_hidden", self.ard_hidden, low=1, high=20)
+        check.integer("seed", self.seed, low=0)
+
+    def as_dict(self) -> dict:
+        return {"hidden": list(self.hidden), "n_splits": self.n_splits, "n_train": self.n_train,
+                "n_restarts": self.n_restarts, "evidence_tol": self.evidence_tol, "gtol": self.gtol,
+                "maxiter": self.maxiter,
+                "prior": {"a": self.prior.a, "b": self.prior.b, "c": self.prior.c, "d": self.prior.d},
+                "n_noise": self.n_noise, "ard_hidden": self.ard_hidden, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ModelSizeConfig":
+        d = dict(d)
+        d["prior"] = GammaHyperprior(**d["prior"])
+        d["hidden"] = tuple(d["hidden"])
+        return cls(**d)
+
+
+def _split(dataset: str, config: ModelSizeConfig, index: int):
+    from .table1 import TableConfig, load_dataset, make_split
+
+    data = load_dataset(dataset)
+    split, Xtr, Xte = make_split(data.X, data.y, TableConfig(n_train=config.n_train, seed=config.seed),
+                                 index)
+    return data, split, Xtr, Xte
+
+
+def _quiet():
+    w = warnings.catch_warnings()
+    w.__enter__()
+    warnings.simplefilter("ignore", HyperparameterConvergenceWarning)
+    warnings.simplefilter("ignore", KLFitWarning)
+    return w
+
+
+def size_row(Xtr, y_train, Xte, y_test, H: int, config: ModelSizeConfig, index: int) -> dict:
+    """Everything recorded for one split and one H (module docstring)."""
+    post = NetworkPosterior(Xtr, y_train, H, alpha=1.0, beta=1.0)
+    w = _quiet()
+    try:
+        ev = fit_evidence(post, np.random.default_rng([config.seed, index, H, 1]),
+                          n_restarts=config.n_restarts, tol=config.evidence_tol)
+    finally:
+        w.__exit__(None, None, None)
+    restarts = []
+    for j, run in enumerate(ev.restarts):
+        st = run.final
+        pred = network_output(st.mean, Xte, H)
+        try:
+            me = model_log_evidence(run).log_evidence
+        except ValueError:
+            me = None
+        restarts.append({
+            "restart": j, "converged": bool(run.converged), "log_evidence_mp": float(st.log_evidence),
+            "log_evidence": me, "log_alpha_error": run.log_alpha_error, "log_beta_error": run.log_beta_error,
+            "alpha": float(st.alpha), "beta": float(st.beta), "gamma": float(st.gamma),
+            "test_mse": float(np.mean((pred - y_test) ** 2)),
+            "active_units": unit_usage(st.mean, None, Xtr, H).n_active,
+            "best": run.final is ev.final})
+    best = ev.final
+    w = _quiet()
+    try:
+        fit = fit_ensemble(post, config.prior, "diagonal", init=[best.diagonal_start()],
+                           gtol=config.gtol, maxiter=config.maxiter)
+    finally:
+        w.__exit__(None, None, None)
+    pred = post.predictive_mean(fit.mean, fit.cov, Xte)
+    ens = {"bound": float(fit.bound), "test_mse": float(np.mean((pred - y_test) ** 2)),
+           "active_units": unit_usage(fit.mean, fit.cov, Xtr, H).n_active,
+           "alpha": float(fit.alpha), "beta": float(fit.beta), "converged": bool(fit.converged),
+           "n_iter": int(fit.n_iter)}
+    return {"n_hidden": H, "k": post.dim, "restarts": restarts, "ensemble": ens,
+            "_members": [(run, post) for run in ev.restarts if run.converged]}
+
+
+def ard_row(dataset: str, config: ModelSizeConfig, index: int) -> dict:
+    """ARD (§7) on one split with ``n_noise`` pure-noise inputs appended, beside one α (same H).
+
+    Two versions of the ARD prior (26) with one class per input, one for the hidden biases and one
+    for the output weights (:func:`~ensemble_lib.inference.ard.network_classes`):
+
+    * the ensemble's (``ensemble``): the diagonal Q with one Gamma posterior per class
+      (:func:`~ensemble_lib.inference.ard.fit_class_ensemble`, B&B's hyperpriors), started from the
+      single-α Laplace fit; its ᾱ_c per input, bound F*, test error — beside the single-α diagonal
+      ensemble from the same start;
+    * MacKay's evidence re-estimation (27) (``evidence``): its α_c, or the reason it failed (on
+      these data the erf network's scale symmetry u → u/c, v → cv lets the evidence drive the
+      input α_c up and the output α down until the Hessian is singular: MacKay §7's
+      "singularities with an α_c going to ∞").
+    """
+    from ..inference.ard import fit_class_ensemble
+
+    data, split, _, _ = _split(dataset, config, index)
+    rng = np.random.default_rng([config.seed, index, 3])
+    noise_tr = rng.standard_normal((split.X_train.shape[0], config.n_noise))
+    noise_te = rng.standard_normal((split.X_test.shape[0], config.n_noise))
+    Xtr = add_bias(np.hstack([split.X_train, noise_tr]))
+    Xte = add_bias(np.hstack([split.X_test, noise_te]))
+    H = config.ard_hidden
+    d = Xtr.shape[1]
+    n_in = d - 1
+    post = NetworkPosterior(Xtr, split.y_train, H, alpha=1.0, beta=1.0)
+    classes = network_classes(d, H, "ard")
+    n_real = data.n_features
+    names = list(data.feature_names) + [f"noise{j + 1}" for j in range(config.n_noise)]
+    w = _quiet()
+    try:
+        single = fit_evidence(post, np.random.default_rng([config.seed, index, 4]),
+                              n_restarts=config.n_restarts, tol=config.evidence_tol)
+        start = [single.final.diagonal_start()]
+        ens = fit_class_ensemble(post, classes, config.prior, "diagonal", init=start,
+                                 gtol=config.gtol, maxiter=config.maxiter)
+        ens1 = fit_ensemble(post, config.prior, "diagonal", init=start, gtol=config.gtol,
+                            maxiter=config.maxiter)
+        try:
+            run = fit_class_evidence(post, classes, np.random.default_rng([config.seed, index, 5]),
+                                     n_restarts=config.n_restarts, tol=config.evidence_tol,
+                                     symmetry_factor=math.factorial(H) * 2**H)
+            evid = {"alpha": [float(x) for x in run.final.alphas[:n_in]],
+                    "gamma": [float(x) for x in run.final.gammas[:n_in]],
+                    "converged": bool(run.converged), "failed": None,
+                    "test_mse": float(np.mean((network_output(run.final.mean, Xte, H) - split.y_test) ** 2))}
+        except RuntimeError as exc:
+            evid = {"failed": str(exc)}
+    finally:
+        w.__exit__(None, None, None)
+
+    def mse(m, c):
+        return float(np.mean((post.predictive_mean(m, c, Xte) - split.y_test) ** 2))
+
+    a = ens.alphas
+    return {
+        "index": index, "n_hidden": H, "inputs": names,
+        "alpha": [float(x) for x in a[:n_in]], "alpha_bias": float(a[-2]), "alpha_output": float(a[-1]),
+        "noise_above_every_real": bool(config.n_noise > 0 and a[n_real:n_in].min() > a[:n_real].max()),
+        "real_above_smallest_noise": [names[j] for j in range(n_real)
+                                      if config.n_noise > 0 and a[j] >= a[n_real:n_in].min()],
+        "bound": float(ens.bound), "test_mse": mse(ens.mean, ens.cov), "converged": bool(ens.converged),
+        "single_alpha": {"bound": float(ens1.bound), "test_mse": mse(ens1.mean, ens1.cov),
+                         "alpha": float(ens1.alpha), "converged": bool(ens1.converged)},
+        "laplace_single_alpha_test_mse": float(np.mean((network_output(single.final.mean, Xte, H)
+                                                        - split.y_test) ** 2)),
+        "evidence": evid,
+    }
+
+
+def run_split(dataset: str, config: ModelSizeConfig, index: int) -> dict:
+    """One split of one data set: every H (:func:`size_row`), the committee, and ARD (Boston)."""
+    _, split, Xtr, Xte = _split(dataset, config, index)
+    rows, members = [], []
+    for H in config.hidden:
+        row = size_row(Xtr, split.y_train, Xte, split.y_test, H, config, index)
+        for run, post in row.pop("_members"):
+            m, v = laplace_error_bars(post, run.final.mean, run.final.hessian, run.final.beta, Xte)
+            try:
+                members.append((H, model_log_evidence(run).log_evidence, m, v))
+            except ValueError:  # gamma <= 0 or N - gamma <= 0: eq. (30) undefined, not a member
+                pass
+        rows.append(row)
+    out = {"index": index, "sizes": rows, "baseline_mse": float(np.mean(split.y_test ** 2))}
+    if members:
+        com = committee(np.array([m[2] for m in members]), np.array([m[3] for m in members]),
+                        np.array([m[1] for m in members]))
+        best = int(np.argmax([m[1] for m in members]))
+        out["committee"] = {
+            "test_mse": float(np.mean((com.mean - split.y_test) ** 2)),
+            "members": [{"n_hidden": m[0], "log_evidence": float(m[1]), "weight": float(p)}
+                        for m, p in zip(members, com.weights)],
+            "best_single": {"n_hidden": members[best][0], "log_evidence": float(members[best][1]),
+                            "test_mse": float(np.mean((members[best][2] - split.y_test) ** 2))},
+            "mean_between_variance": float(np.mean(com.between)),
+            "mean_within_variance": float(np.mean(com.within))}
+    if dataset == "boston" and config.n_noise > 0:
+        out["ard"] = ard_row(dataset, config, index)
+    return out
+
+
+def _job(dataset, config, index):
+    import time
+
+    t0 = time.perf_counter()
+    res = run_split(dataset, config, index)
+    return (dataset, index), res, time.perf_counter() - t0
+
+
+def summarise(splits: list[dict], hidden) -> dict:
+    """Per H: mean ± s.e. over splits of the best optimum's ln evidence (20), (30), test MSE,
+    the ensemble's F*, test MSE and active units."""
+    from .table1 import mean_se
+
+    out = {}
+    for j, H in enumerate(hidden):
+        rows = [s["sizes"][j] for s in splits]
+        best = [next(r for r in row["restarts"] if r["best"]) for row in rows]
+        out[str(H)] = {
+            "log_evidence_mp": mean_se([b["log_evidence_mp"] for b in best]),
+            "log_evidence": mean_se([b["log_evidence"] for b in best]),
+            "laplace_test_mse": mean_se([b["test_mse"] for b in best]),
+            "laplace_active_units": mean_se([b["active_units"] for b in best]),
+            "bound": mean_se([r["ensemble"]["bound"] for r in rows]),
+            "ensemble_test_mse": mean_se([r["ensemble"]["test_mse"] for r in rows]),
+            "ensemble_active_units": mean_se([r["ensemble"]["active_units"] for r in rows]),
+        }
+    return out
+
+
+def run_study(datasets=DATASETS, config: ModelSizeConfig | None = None, n_jobs: int = 1,
+              progress=None) -> tuple[dict, dict]:
+    """Every split of every data set in ``n_jobs`` processes (joblib); ``(result, seconds)``."""
+    from joblib import Parallel, delayed
+
+    from .table1 import load_dataset
+
+    config = ModelSizeConfig() if config is None else config
+    if not isinstance(config, ModelSizeConfig):
+        raise ValueError(f"config must be a ModelSizeConfig, got {type(config).__name__}")
+    datasets = list(datasets)
+    for name in datasets:
+        load_dataset(name)
+    n_jobs = check.integer("n_jobs", n_jobs, low=1, high=64)
+    jobs = [(name, i) for name in datasets for i in range(config.n_splits)]
+    report(progress, 0, len(jobs))
+    found = {}
+    run = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    for key, res, secs in run(delayed(_job)(name, config, i) for name, i in jobs):
+        found[key] = (res, secs)
+        report(progress, len(found), len(jobs), what=f"{key[0]} split {key[1]}: {secs:.0f} s")
+    result = {"config": config.as_dict(), "command": "python -m ensemble_lib.studies.model_size --run",
+              "units": "mean squared error of targets standardised with the training mean and s.d.; "
+                       "log evidences in nats",
+              "datasets": {}}
+    seconds = {}
+    for name in datasets:
+        splits = [found[(name, i)][0] for i in range(config.n_splits)]
+        seconds[name] = [round(found[(name, i)][1], 1) for i in range(config.n_splits)]
+        entry = {"splits": splits, "summary": summarise(splits, config.hidden)}
+        ard = [s["ard"] for s in splits if "ard" in s]
+        if ard:
+            entry["ard_noise_above_every_real"] = int(sum(a["noise_above_every_real"] for a in ard))
+            entry["ard_n_splits"] = len(ard)
+        result["datasets"][name] = entry
+    return result, seconds
+
+
+def load_result(directory=None) -> dict:
+    """The stored study (``figures/model_size.json``)."""
+    from ..ui.figures import DEFAULT_OUTDIR
+
+    path = Path(DEFAULT_OUTDIR if directory is None else directory) / RESULT_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path.name} is missing: run `python -m ensemble_lib.studies.model_size --run`")
+    return json.loads(path.read_text())
+
+
+def main(argv=None) -> None:
+    """``python -m ensemble_lib.studies.model_size --run``: recompute and store the study."""
+    import argparse
+    import sys
+    import time
+
+    from ..ui.figures import DEFAULT_OUTDIR
+
+    parser = argparse.ArgumentParser(description="Network size by evidence and bound; ARD (issue 16)")
+    parser.add_argument("--run", action="store_true", help="recompute and store the study")
+    parser.add_argument("--datasets", nargs="*", default=list(DATASETS))
+    parser.add_argument("--n-splits", type=int, default=ModelSizeConfig.n_splits)
+    parser.add_argument("--hidden", type=int, nargs="*", default=list(ModelSizeConfig.hidden))
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--outdir", default=str(DEFAULT_OUTDIR))
+    parser.add_argument("--times", default=None, help="also write each split's wall time to this JSON file")
+    args = parser.parse_args(argv)
+    if not args.run:
+        parser.error("nothing to do: pass --run")
+    config = ModelSizeConfig(n_splits=args.n_splits, hidden=tuple(args.hidden))
+
+    def progress(done, total, what=None):
+        if what:
+            print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    result, seconds = run_study(args.datasets, config, n_jobs=args.jobs, progress=progress)
+    wall = time.perf_counter() - t0
+    path = Path(args.outdir) / RESULT_FILE
+    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    print(f"{path.name}: wall time {wall:.0f} s", flush=True)
+    if args.times:
+        Path(args.times).write_text(json.dumps({"wall_seconds": round(wall, 1), "split_seconds": seconds,
+                                                "n_jobs": args.jobs, "config": config.as_dict(),
+                                                "date": time.strftime("%Y-%m-%d")}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
