@@ -488,6 +488,25 @@ CASES = [
     C(lambda: mean_sigma.plot_fig1a(_ax(), mu_lim=(np.nan, 1.0)), r"mu_lim must be two finite numbers", id="fig1a-lim"),
     C(lambda: mean_sigma.plot_fig1b(_ax(), sigma_lim=(1.0, -1.0)), r"sigma_lim must be", id="fig1b-lim"),
     C(lambda: mean_sigma.iterations_figure(beta0=-1.0), r"beta0 must be a finite number > 0", id="iter-fig-beta0"),
+    # weight classes and model comparison (issue 16)
+    C(lambda: E.class_evidence_reestimation(toy(), [[0, 1], []]), r"classes\[1\] is empty", id="ard-empty"),
+    C(lambda: E.class_evidence_reestimation(toy(), [[0, 1], [1]]), r"classes overlap", id="ard-overlap"),
+    C(lambda: E.class_evidence_reestimation(toy(), [[0], [2]]), r"classes\[1\] has index 2 out of range \[0, 1\]", id="ard-range"),
+    C(lambda: E.class_evidence_reestimation(toy(), [[0]]), r"classes must cover every weight", id="ard-cover"),
+    C(lambda: E.class_evidence_reestimation(toy(), None), r"classes must be a sequence", id="ard-none"),
+    C(lambda: E.class_evidence_reestimation(toy(), [[0], [1]], alpha0=[1.0, -1.0]), r"alpha0\[1\] must be a finite number > 0", id="ard-alpha0"),
+    C(lambda: E.ClassPriorPosterior(toy(), [[0], [1]], [1.0, 1e-300]), r"alphas\[1\] must be in \[1e-08, 1e\+08\]", id="ard-alphas"),
+    C(lambda: E.ClassPriorPosterior(toy(), [[0], [1]], [1.0, 1.0, 1.0]), r"alphas must be a number or have one entry per class", id="ard-alphas-len"),
+    C(lambda: E.ClassCollapsedBound(net(), [[0]]), r"classes must cover every weight", id="ard-bound-cover"),
+    C(lambda: E.network_classes(3, 2, kind="all"), r"kind must be one of", id="ard-kind"),
+    C(lambda: E.sample_prior_functions(net_data()[0], 1, [[0, 1, 2]], 1.0, 0, np.random.default_rng(0)), r"n_samples must be an integer", id="prior-n"),
+    C(lambda: E.sample_prior_functions(net_data()[0], 1, [[0, 1, 2]], 1.0, 5, 0), r"rng must be a numpy.random.Generator", id="prior-rng"),
+    C(lambda: E.model_log_evidence(None), r"run must be an evidence run", id="mev-run"),
+    C(lambda: E.model_log_evidence(E.evidence_reestimation(lin()), log_alpha_width=0.0), r"log_alpha_width must be a finite number > 0", id="mev-width"),
+    C(lambda: E.deletion_evidence([1.0, 2.0], np.eye(2), 1.0, [5]), r"indices must be distinct integers in \[0, 1\]", id="del-index"),
+    C(lambda: E.deletion_evidence([1.0, 2.0], NOT_PD, 1.0, [0]), r"cov must be positive definite", id="del-cov"),
+    C(lambda: E.committee([[0.0]], [[1.0]], [np.nan]), r"log_evidences must contain only finite values", id="com-logev"),
+    C(lambda: E.exact_log_evidence(lin(), None), r"prior must be a GammaHyperprior", id="exact-prior"),
 ]
 
 
