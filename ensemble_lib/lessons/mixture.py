@@ -200,11 +200,13 @@ class MixtureExplorer(FigurePanel):
     Left: the exact posterior's contours with the K components' 1-σ ellipses of the
     mixture fitted with the entropy by quadrature (solid) and with its lower bound
     (dashed). Right: KL(Q‖P) for K = 1 … 4 of both fits. Moving K only redraws (the fits
-    for an (α, seed) are computed once, for every K).
+    for an (α, seed) are computed once, for every K). Shown as JPEG (mostly shaded contours).
     """
 
+    image_format = "jpeg"
+
     def __init__(self):
-        fig, axes = new_figure(10.0, 4.2, ncols=2, gridspec_kw={"width_ratios": [1.25, 1.0]})
+        fig, axes = new_figure(9.0, 3.9, ncols=2, gridspec_kw={"width_ratios": [1.2, 1.0]})  # 900 x 390 px
         self.ax, self.ax_kl = axes
         self._contours, self._mix, self._ladder = [], [], []
         self._shown = None  # the comparison whose posterior the contours show
@@ -215,7 +217,16 @@ class MixtureExplorer(FigurePanel):
         self.ax_kl.set_xlabel("number of components K")
         self.ax_kl.set_ylabel("KL(Q‖P)")
         self._k_marker = self.ax_kl.axvline(2, color="0.7", lw=6, alpha=0.4, zorder=0)
+        self.ax.set_ylim(-10.0, 10.0)  # tick labels as wide as any later ones, for the layout pass
+        self.ax_kl.set_ylim(-10.0, 10.0)
         super().__init__(_controls(), fig)
+        # pin the y labels where that one layout pass put them: narrower or wider tick labels
+        # later never move them (off the canvas)
+        renderer = fig.canvas.get_renderer()
+        for ax in (self.ax, self.ax_kl):
+            right = ax.yaxis.label.get_window_extent(renderer).x1
+            ax.yaxis.set_label_coords(ax.transAxes.inverted().transform((right, 0.0))[0], 0.5)
+        self.ax_kl.set_autoscaley_on(True)  # the KL axis follows its curves again
 
     def compute(self, K, alpha, seed):
         K = check.integer("K", K, low=1, high=K_MAX)
