@@ -117,15 +117,18 @@ def format_occam(rows) -> str:
     return "\n".join(lines)
 
 
-def plot_occam(ax, rows, title: str = ""):
+def plot_occam(ax, rows, title: str = "", fixed: bool = False):
+    """Exact ln P(D), Laplace and the bound per model; ``fixed``: at fixed α, β (eq. (20), F)."""
     k = np.arange(len(rows))
-    ax.plot(k, [r.log_evidence_exact for r in rows], "k-o", label="exact ln P(D)")
-    ax.plot(k, [r.log_evidence_laplace for r in rows], "C1--s", label="Laplace, eq. (30)")
-    ax.plot(k, [r.bound for r in rows], "C0-^", label="bound F*")
+    ax.plot(k, [r.log_evidence_exact for r in rows], "k-o",
+            label="exact ln P(D|α,β)" if fixed else "exact ln P(D)")
+    ax.plot(k, [r.log_evidence_laplace for r in rows], "C1--s",
+            label="Laplace, eq. (20) × 2 modes" if fixed else "Laplace, eq. (30)")
+    ax.plot(k, [r.bound for r in rows], "C0-^", label="bound F (full Q)" if fixed else "bound F*")
     ax.set_xticks(k, [r.label.split()[-1] for r in rows])
     ax.set_ylabel("nats")
     ax.set_title(title)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="best", fontsize=8)
 
 
 # ---------------------------------------------------------------------------
@@ -373,7 +376,7 @@ def ard_figure(result: dict):
 def occam_figure():
     fig, axes = new_figure(10.0, 3.8, ncols=2)
     plot_occam(axes[0], polynomial_occam(), "polynomial degree (linear model, N = 20)")
-    plot_occam(axes[1], toy_occam(), "toy at fixed α (β = 100)")
+    plot_occam(axes[1], toy_occam(), "toy at fixed α (β = 100)", fixed=True)
     axes[1].set_xlabel("prior precision α")
     axes[0].set_xlabel("degree")
     return fig, axes
