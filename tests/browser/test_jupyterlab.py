@@ -11,7 +11,8 @@ The tests then check, on that live page:
   slider/dropdown/figure lies outside a panel; every display equation rendered
   (no MathJax error, no raw TeX); every exercise solution opens collapsed (code
   and output) and its code stays collapsed through the run, showing only its
-  neutral first line;
+  neutral first line; after the run, each solution's printed answer is still
+  folded ("Solution k (click to show)", ``ensemble_lib.ui.solution``);
 * each panel's readout shows the numbers the text's "Where it opens" paragraph states
   (``tests/_start_state.py``), before anything is moved;
 * every slider of every panel, moved once by a mouse drag and once by a key
@@ -90,6 +91,22 @@ JS_SOLUTIONS_SHOWN = """(ran) => {
   return out;
 }"""
 
+
+# After Run All: every solution's output is its folded block alone (ensemble_lib.ui.solution), closed
+JS_SOLUTION_ANSWERS_SHOWN = """() => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const out = [];
+  w.content.widgets.forEach((cell, i) => {
+    if (!(cell.model.getMetadata('tags') || []).includes('solution')) return;
+    const area = cell.node.querySelector('.jp-OutputArea');
+    const folds = area ? [...area.querySelectorAll('details')] : [];
+    const visible = (area ? area.innerText : '').replace(/Solution \\d+ \\(click to show\\)/g, '').trim();
+    if (folds.length !== 1 || folds[0].open || visible)
+      out.push(`cell ${i}: ${folds.length} folded block(s)${folds.some(f => f.open) ? ', open' : ''}`
+               + (visible ? `, shows ${JSON.stringify(visible.slice(0, 60))}` : ''));
+  });
+  return out;
+}"""
 
 @pytest.fixture(scope="module", params=S.notebooks(), ids=lambda p: p.stem)
 def notebook(request, browser, lab_server, artifacts, panel_classes):
@@ -178,6 +195,13 @@ def test_panels_open_where_the_text_says(notebook):
             p.screenshot("opens-elsewhere", failed=True)
             problems.append(f"{p.label}: the text says {s['text']!r}; the readout lacks {missing}: {readout!r}")
     assert not problems, "\n".join(problems)
+
+
+def test_solution_answers_stay_folded_after_run_all(notebook):
+    """Run All runs every solution and JupyterLab expands a collapsed output when its cell runs;
+    the answer must still be behind its closed "Solution k (click to show)" block."""
+    shown = notebook["page"].evaluate(JS_SOLUTION_ANSWERS_SHOWN)
+    assert not shown, f"{notebook['nb'].name}: solution answers visible after Run All: {shown}"
 
 
 def test_every_slider_moves_by_drag_and_by_keyboard(notebook):
