@@ -168,7 +168,10 @@ def test_a_panel_supplies_only_the_lesson_parts(name):
 def test_a_built_panel_shows_its_controls_figure_readout_and_status(panel):
     kids = panel.widget.children
     assert kids[-3:] == (panel.image, panel.readout, panel.status)
-    assert [c for row in kids[:-3] for c in row.children] == list(panel.controls.values())
+    shown = [c.children[0] if "panel-slider" in c._dom_classes else c for row in kids[:-3] for c in row.children]
+    assert shown == list(panel.controls.values())
+    for name, box in panel.boxes.items():  # each numeric slider with its value box beside it
+        assert box.value == FigurePanel._formatted(panel.controls[name])
     img = Image.open(io.BytesIO(panel.image.value))
     assert img.format == panel.image_format.upper() == panel.image.format.upper()
     # the figure's resolution is the panel's (FigurePanel.dpi)

@@ -25,7 +25,9 @@ The base class owns the machinery:
 * :meth:`~FigurePanel.hold` holds updates while several controls change and
   updates once at the end;
 * errors from a bad value are shown in the panel's status line (never lost in
-  a log), and the previous figure stays; an unexpected error (a bug) is shown
+  a log), and the previous figure stays; a value typed into a slider's box
+  (:attr:`~FigurePanel.boxes`) that is out of range is clamped and one that is
+  not a number refused, and the status line says so; an unexpected error (a bug) is shown
   there too, with its type and the line that raised it;
 * sliders follow a drag (``continuous_update=True``) and changes are
   coalesced: the newest value wins, stale ones are dropped, the final value is
@@ -99,6 +101,9 @@ COALESCE_QUIET_S = 0.006
 COALESCE_GAP_S = 0.010
 #: but never longer than this after the first change it covers (frames keep coming during a burst).
 COALESCE_MAX_WAIT_S = 0.1
+
+
+_NUMERIC_SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 
 
 def _running_loop():
@@ -195,6 +200,9 @@ class FigurePanel:
     ----------
     widget : ipywidgets.VBox
         What a notebook displays: the controls, the image, the readout, the status line.
+        Each numeric slider is shown in an ``HBox`` (class ``panel-slider``) with its box.
+    boxes : dict
+        Slider name → the ``ipywidgets.Text`` showing its value, where a value can be typed.
     state : object
         The last state ``compute`` returned (after a successful update).
     n_updates : int
@@ -246,8 +254,25 @@ class FigurePanel:
         self._exact = {name: ctl.value for name, ctl in self.controls.items()}
         for ctl in self.controls.values():
             ctl.observe(self._on_change, names="value")
-        ctl_list = list(self.controls.values())
-        rows = [widgets.HBox(ctl_list[i : i + columns]) for i in range(0, len(ctl_list), columns)]
+        # each numeric slider shows its value in a box of the panel's own (not the slider's
+        # readout, which clamps or drops a typed value without a word): a typed value that is
+        # refused or clamped is said in the status line (_on_typed)
+        self.boxes: dict[str, widgets.Text] = {}
+        self._syncing = False
+        items = []
+        for name, ctl in self.controls.items():
+            if isinstance(ctl, _NUMERIC_SLIDERS):
+                ctl.readout = False
+                box = widgets.Text(value=self._formatted(ctl), continuous_update=False,
+                                   layout=widgets.Layout(width="7em"))
+                box.add_class("panel-value-box")
+                box.observe(lambda change, name=name: self._on_typed(name, change["new"]), names="value")
+                ctl.observe(lambda change, name=name: self._sync_box(name), names="value")
+                self.boxes[name] = box
+                items.append(widgets.HBox([ctl, box]).add_class("panel-slider"))
+            else:
+                items.append(ctl)
+        rows = [widgets.HBox(items[i : i + columns]) for i in range(0, len(items), columns)]
         self.widget = widgets.VBox([*rows, self.image, self.readout, self.status])
         self._set_disabled(False)  # controls irrelevant at the start values are shown disabled
 
@@ -443,6 +468,7 @@ class FigurePanel:
         if not self._dirty:
             self._dirty_since = now
         self._dirty = True
+        self._set_busy(True)
         self._last_change = now
         if self._flush_handle is None:
             self._arm(loop)
@@ -459,12 +485,70 @@ class FigurePanel:
         """The scheduled update of a dirty panel (never raises, as :meth:`update`)."""
         self._flush_handle = None
         if not self._dirty:
+            self._set_busy(self._stream is not None)
             return
         loop = _running_loop()
         if loop is not None and time.perf_counter() < self._flush_due() - 1e-4:
             self._arm(loop)  # more changes came meanwhile: wait for the pause
             return
         self._step(stream=True)
+
+    # -- typed values ---------------------------------------------------------------
+    @staticmethod
+    def _formatted(ctl) -> str:
+        """A slider's value as its readout format writes it (Python's format of the d3 spec)."""
+        fmt = getattr(ctl, "readout_format", "") or ""
+        try:
+            return format(ctl.value, fmt.replace("~", ""))
+        except (ValueError, TypeError):
+            return f"{ctl.value:g}"
+
+    @staticmethod
+    def _limits(ctl) -> tuple:
+        if isinstance(ctl, widgets.FloatLogSlider):
+            return ctl.base ** ctl.min, ctl.base ** ctl.max
+        return ctl.min, ctl.max
+
+    def _sync_box(self, name: str) -> None:
+        """Show slider ``name``'s value in its box (without reading it back as typed)."""
+        self._syncing = True
+        try:
+            self.boxes[name].value = self._formatted(self.controls[name])
+        finally:
+            self._syncing = False
+
+    def _on_typed(self, name: str, text: str) -> None:
+        """A value typed into a slider's box: set it, or clamp it and say so, or refuse it and say so."""
+        if self._syncing:
+            return
+        ctl = self.controls[name]
+        label = ctl.description or name
+        lo, hi = self._limits(ctl)
+        try:
+            x = float(str(text).strip().replace("−", "-").replace("_", ""))
+            if not np.isfinite(x):
+                raise ValueError
+        except ValueError:
+            self._sync_box(name)
+            self._say(f"“{str(text).strip()[:40]}” is not a number: {label} stays at {self._formatted(ctl)} "
+                      f"(type a number in [{lo:g}, {hi:g}])")
+            return
+        value = min(max(x, lo), hi)
+        note = None
+        if value != x:
+            note = f"{label} must be in [{lo:g}, {hi:g}]; set to {value:g}"
+        if isinstance(ctl, widgets.IntSlider):
+            if int(round(value)) != value and note is None:
+                note = f"{label} takes whole numbers; set to {int(round(value))}"
+            value = int(round(value))
+        ctl.value = value  # a change by code: the panel updates now
+        self._sync_box(name)
+        if note is not None:
+            self._say(note)
+
+    def _say(self, text: str) -> None:
+        """A note in the status line (not an error: the figure is current); the next step clears it."""
+        self.status.value = "<span style='color:#7a4b00'>" + html.escape(text) + "</span>"
 
     def _show_refusal(self, exc: BaseException) -> None:
         """Put a value the library refused in the status line (the previous figure stays)."""
@@ -509,6 +593,8 @@ class FigurePanel:
         """One step: compute (the first item of the stream only, if ``stream``), draw, show."""
         self._dirty = False
         self._stream = None  # a newer step supersedes a stream still filling in
+        if stream:  # a deferred step: the kernel reports idle meanwhile (a code step keeps it busy)
+            self._set_busy(True)
         if self._last_step_s > SLOW_STEP_S:
             self.status.value = "<i>computing…</i>"
         t0 = time.perf_counter()
@@ -536,6 +622,7 @@ class FigurePanel:
             self._last_end = time.perf_counter()
             self._last_step_s = self._last_end - t0
             self._set_disabled(False)
+            self._set_busy(self._stream is not None or self._dirty)
             if done:
                 # cleared last: a front end that sees "computing…" go sees the controls final
                 # (the real-browser tests read a slider's enabled state right then)
@@ -567,7 +654,7 @@ class FigurePanel:
         A newer step (or a pending front-end change) drops the stream.
         """
         if self._stream is not states or self._dirty:
-            return
+            return  # superseded: the newer step or flush sets the busy mark
         t0 = time.perf_counter()
         state, finished = None, False
         try:
@@ -582,15 +669,31 @@ class FigurePanel:
         except (ValueError, RuntimeError, ArithmeticError) as exc:
             self._stream = None
             self._show_refusal(exc)
+            self._set_busy(self._dirty)
             return
         except Exception as exc:  # noqa: BLE001 - a widget callback must never lose an error
             self._stream = None
             self._show_error(exc)
+            self._set_busy(self._dirty)
             return
         if finished:
             self._stream = None
+            self._set_busy(self._dirty)
         else:
             self._continue_later(states)
+
+    def _set_busy(self, flag: bool) -> None:
+        """Mark the panel (CSS class ``panel-computing``) while a change is pending or a step or stream runs.
+
+        A deferred step runs outside any kernel message, so the kernel reports itself idle
+        meanwhile; this mark is how a front end (and the browser suite) sees that the
+        figure is not final yet. It costs a message only when it changes.
+        """
+        has = "panel-computing" in self.widget._dom_classes
+        if flag and not has:
+            self.widget.add_class("panel-computing")
+        elif not flag and has:
+            self.widget.remove_class("panel-computing")
 
     def render(self) -> bytes:
         """The figure as laid out, encoded for the image widget (:attr:`image_format`)."""

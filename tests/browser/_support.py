@@ -301,7 +301,7 @@ JS_PANEL_STATE = """
     status: text(htmls[1]),
     // a step in progress: "computing…" in the status line, or every control disabled
     // (a control the current values make irrelevant stays disabled when idle)
-    busy: /computing/i.test(text(htmls[1]))
+    busy: /computing/i.test(text(htmls[1])) || panel.classList.contains('panel-computing')
           || (() => { const c = [...panel.querySelectorAll(
                           ':scope > .widget-hbox > * :is(.slider, select, input, button)')];
                       return c.length > 0 && c.every(e => e.disabled || e.hasAttribute('disabled')); })(),
@@ -508,7 +508,7 @@ class Panel:
     def unknown_controls(self) -> list[str]:
         """Controls in the panel's rows that this suite does not know how to move."""
         return self.el.evaluate("""(panel) => [...panel.querySelectorAll(':scope > .widget-hbox > *')]
-            .filter(e => !e.matches('.widget-slider, .widget-dropdown, .widget-toggle-buttons, '
+            .filter(e => !e.matches('.panel-slider, .widget-slider, .widget-dropdown, .widget-toggle-buttons, '
                                     + '.widget-radio, .widget-checkbox, .widget-label, .widget-html'))
             .map(e => e.className)""")
 
