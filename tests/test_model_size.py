@@ -1,0 +1,68 @@
+"""The stored model-size study (``figures/model_size.json``, issue 16) against its own configuration.
+
+A test re-derives part of the stored result: split 0 of Boston at the smallest H, every restart's
+Laplace and eq.-(30) log evidence, test error and the diagonal ensemble's bound, from the stored
+configuration alone; the stored summaries are the means of the stored splits; and the stored
+eq. (30) of every restart is its eq.-(20) evidence plus the two hyperparameter Occam factors of
+its stored error bars.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from ensemble_lib.inference.model_comparison import DEFAULT_LOG_WIDTH
+from ensemble_lib.studies.model_size import ModelSizeConfig, _split, load_result, size_row
+
+
+@pytest.fixture(scope="module")
+def stored():
+    return load_result()
+
+
+def test_the_stored_config_and_command_are_there(stored):
+    config = ModelSizeConfig.from_dict(stored["config"])
+    assert config.as_dict() == stored["config"]
+    assert stored["command"].startswith("python -m ensemble_lib.studies.model_size --run")
+    for name, entry in stored["datasets"].items():
+        assert len(entry["splits"]) == config.n_splits
+        assert [r["n_hidden"] for r in entry["splits"][0]["sizes"]] == list(config.hidden)
+
+
+def test_split_0_smallest_network_is_re_derived_from_the_stored_configuration(stored):
+    config = ModelSizeConfig.from_dict(stored["config"])
+    H = config.hidden[0]
+    _, split, Xtr, Xte = _split("boston", config, 0)
+    again = size_row(Xtr, split.y_train, Xte, split.y_test, H, config, 0)
+    again.pop("_members")
+    old = stored["datasets"]["boston"]["splits"][0]["sizes"][0]
+    assert again["n_hidden"] == old["n_hidden"] == H
+    for a, b in zip(again["restarts"], old["restarts"]):
+        for key in ("log_evidence_mp", "log_evidence", "test_mse", "alpha", "beta", "gamma"):
+            assert a[key] == pytest.approx(b[key], rel=1e-7), key
+        assert a["active_units"] == b["active_units"] and a["best"] == b["best"]
+    for key in ("bound", "test_mse", "alpha", "beta"):
+        assert again["ensemble"][key] == pytest.approx(old["ensemble"][key], rel=1e-6), key
+
+
+def test_summaries_are_the_means_of_the_stored_splits(stored):
+    for name, entry in stored["datasets"].items():
+        for j, H in enumerate(stored["config"]["hidden"]):
+            rows = [s["sizes"][j] for s in entry["splits"]]
+            bounds = [r["ensemble"]["bound"] for r in rows]
+            assert entry["summary"][str(H)]["bound"]["mean"] == pytest.approx(np.mean(bounds), rel=1e-12)
+
+
+def test_stored_eq30_is_eq20_plus_the_hyperparameter_occam_factors(stored):
+    for entry in stored["datasets"].values():
+        for s in entry["splits"]:
+            for row in s["sizes"]:
+                for r in row["restarts"]:
+                    if r["log_evidence"] is None:
+                        continue
+                    occam = sum(0.5 * math.log(2 * math.pi) + math.log(e) - math.log(DEFAULT_LOG_WIDTH)
+                                for e in (r["log_alpha_error"], r["log_beta_error"]))
+                    assert r["log_evidence"] == pytest.approx(r["log_evidence_mp"] + occam, abs=1e-9)
+                    # (25): σ_lnα = √(2/γ)
+                    assert r["log_alpha_error"] == pytest.approx(math.sqrt(2 / r["gamma"]), rel=1e-12)
