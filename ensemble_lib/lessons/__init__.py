@@ -9,6 +9,7 @@ module                      notebook
 :mod:`.bound`               ``03_bound_and_hyperparameters``
 :mod:`.networks`            ``04_ensemble_learning_for_networks``
 :mod:`.stochastic_vi`       ``05_deterministic_vs_stochastic_vi``
+:mod:`.model_choice`        ``06_choosing_the_model``
 :mod:`.mixture`             ``07_mixture_of_gaussians``
 ==========================  ======================================================
 
@@ -25,6 +26,7 @@ from .bound import BoundPanel, HyperIterationPanel
 from .learning_path import LESSONS, Lesson
 from .mean_sigma import EnsemblePanel
 from .mixture import MixtureExplorer
+from .model_choice import PriorFunctionsPanel
 from .networks import Network1DPanel
 from .stochastic_vi import SVIExplorer
 from .toy_posterior import ToyExplorer
@@ -37,8 +39,9 @@ PANELS = {
     "HyperIterationPanel": (HyperIterationPanel, "03_bound_and_hyperparameters.ipynb"),
     "Network1DPanel": (Network1DPanel, "04_ensemble_learning_for_networks.ipynb"),
     "SVIExplorer": (SVIExplorer, "05_deterministic_vs_stochastic_vi.ipynb"),
+    "PriorFunctionsPanel": (PriorFunctionsPanel, "06_choosing_the_model.ipynb"),
     "MixtureExplorer": (MixtureExplorer, "07_mixture_of_gaussians.ipynb"),
 }
 
 __all__ = ["LESSONS", "Lesson", "PANELS", "BoundPanel", "EnsemblePanel", "HyperIterationPanel",
-           "MixtureExplorer", "Network1DPanel", "SVIExplorer", "ToyExplorer"]
+           "MixtureExplorer", "Network1DPanel", "PriorFunctionsPanel", "SVIExplorer", "ToyExplorer"]
