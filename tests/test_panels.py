@@ -73,6 +73,11 @@ SPEC = {
         readout="quadrature optimum",
         numbers=lambda s: [f"{s.kl[0]:.4f}", f"{s.final_kl:.4f}", f"{s.tail_kl(0.5):.4f}"],
         bad=("step_size", -0.1, "step_size")),
+    "PriorFunctionsPanel": dict(
+        moves=[("H", 100), ("sd_in", 10.0), ("sd_bias", 0.5), ("scale_out", False), ("seed", 3)],
+        readout="arcsine kernel",
+        numbers=lambda s: [f"{s.sd[len(s.x) // 2]:.4f}"],
+        bad=("H", 0, "H must be an integer")),
     "MixtureExplorer": dict(
         moves=[("K", 4), ("alpha", 1.0), ("seed", 3), ("K", 1)],
         readout="lower bound on ln P(D)",
