@@ -61,6 +61,15 @@ LESSONS = [
         "svi_kl_vs_iteration.png",
     ),
     Lesson(
+        "06_choosing_the_model.ipynb",
+        "Choosing the model: evidence, the strict lower bound, ARD, pruning and committees",
+        "Occam's razor where everything is exact (exact ln P(D), Laplace's eq. (30), the bound F*); which "
+        "network size on Boston and diabetes; ARD with pure-noise inputs; pruning by evidence vs OBD; "
+        "committees of optima; priors over functions",
+        "MacKay 'Probable networks' §1.5–1.8, §3.2, §4–8; Barber & Bishop §2.2",
+        "model_size.png",
+    ),
+    Lesson(
         "07_mixture_of_gaussians.ipynb",
         "A mixture of Gaussians as Q: closing the two-mode gap",
         "Q as a mixture of K full-covariance Gaussians (B&B (39)): the ln 2 a single Gaussian pays for "
