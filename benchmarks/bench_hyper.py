@@ -33,8 +33,8 @@ CASES = {
     "gamma_run_toy_full": (_toy, _gamma_run, 500.0),
     "evidence_run_toy": (_toy, _evidence_run, 500.0),
     # one slider step of each panel, compute and draw separately (benchmarks._panels)
-    **panel_cases("BoundPanel", "bound_panel_mean_u", "mean_u", [-0.25, -0.26], 50.0),
-    **panel_cases("BoundPanel", "bound_panel_rho", "rho", [-0.5, -0.6], 50.0),
-    **panel_cases("HyperIterationPanel", "iteration_panel", "iteration", [1, 2], 50.0,
+    **panel_cases("BoundPanel", "bound_panel_mean_u", "mean_u", [-0.25, -0.26], 30.0),
+    **panel_cases("BoundPanel", "bound_panel_rho", "rho", [-0.5, -0.6], 30.0),
+    **panel_cases("HyperIterationPanel", "iteration_panel", "iteration", [1, 2], 30.0,
                   make_panel=_hyper_panel),
 }

@@ -78,5 +78,5 @@ CASES = {
     # a full-covariance fit to convergence: N = 20, one input + bias, H = 2, k = 6
     "fit_full_small_N20_H2_k6": (_small_fit_setup, _small_fit_step, None),
     # one slider step of lesson 4's 1-D demo panel, compute and draw separately
-    **panel_cases("Network1DPanel", "demo_panel_rank", "rank", [1, 2], 50.0),
+    **panel_cases("Network1DPanel", "demo_panel_rank", "rank", [1, 2], 30.0),
 }

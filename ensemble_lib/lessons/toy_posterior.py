@@ -261,8 +261,8 @@ class ToyExplorer(FigurePanel):
     def draw(self, fits: ToyFits) -> None:
         if fits.posterior is not self._contoured:  # contours only when the posterior changes
             grid = fits.posterior.grid(n=101)
-            self._contours = self.replace_artists(self._contours,
-                                                  lambda: plot_posterior_contours(self.ax, grid))
+            old, self._contours, self._contoured = self._contours, [], None  # consistent if this fails
+            self._contours = self.replace_artists(old, lambda: plot_posterior_contours(self.ax, grid))
             self._contoured = fits.posterior
         for key in ("laplace", "diagonal", "full", "factor"):
             fit = getattr(fits, key)

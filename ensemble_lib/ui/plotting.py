@@ -121,7 +121,11 @@ def replace_artists(old, make) -> list:
     removed first, so the new ones take the same place in the drawing order.
     """
     for a in old:
-        a.remove()
+        if a.axes is not None or a.figure is not None:  # not removed already (e.g. by a step that failed)
+            try:
+                a.remove()
+            except ValueError:  # no longer in its axes' list: it is not drawn either
+                pass
     return list(make())
 
 

@@ -1,0 +1,197 @@
+"""Kernel step of every lesson panel over a drag, and lesson 1's toy fits against a plain BFGS.
+
+``python -m benchmarks.live_steps OUT.json`` measures, in this process:
+
+* per panel of lessons 1–5 (:data:`DRAGS`): one control moved through ``n`` new values in
+  order, as a drag across part of its range delivers them; each step is the whole
+  callback the kernel runs (compute, draw, render, encode, readout), timed from
+  setting ``control.value`` in code (which updates synchronously). Values are new at
+  every step, so no remembered result is timed; lesson 4's panel, whose step is a
+  network fit of about a second, moves between two remembered settings instead
+  (its cold step is timed on a few new settings);
+* lesson 1's fits from a cold start on the paper-like preset: ``fit_all`` (one step of
+  the explorer's computation), the library's full-covariance ``kl_fit`` with its default
+  starts, and a plain BFGS with the exact gradient on a 20 × 20 Gauss–Hermite rule
+  (:func:`plain_bfgs_full`, the issue's reference) from the Laplace diagonal start,
+  with the KL each reaches.
+
+``python -m benchmarks.live_steps --compare BEFORE.json AFTER.json`` prints a Markdown
+table of the two side by side. Run both in one session (the machine is shared: see
+the report for the load). It works on older commits too (it only uses the panel
+registry, ``compute``/``controls`` and the fits), so "before" can be measured from an
+unpacked older tree with ``PYTHONPATH``. Timings are reported, never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+
+import numpy as np
+
+#: per panel: (control, values of a drag); for lesson 4 two remembered settings
+DRAGS = {
+    "ToyExplorer": ("alpha", list(np.geomspace(0.2, 2.0, 60))),
+    "EnsemblePanel": ("xbar", list(np.linspace(-1.5, 1.5, 60))),
+    "BoundPanel": ("rho", list(np.linspace(-0.5, 0.5, 60))),
+    "HyperIterationPanel": ("iteration", None),  # every iteration, back and forth
+    "Network1DPanel": ("rank", [1, 2] * 30),
+    "SVIExplorer": ("step_size", list(np.geomspace(0.01, 0.1, 60))),
+}
+
+
+def _values(panel, name, values):
+    if values is not None:
+        return values
+    ctl = panel.controls[name]
+    up = list(range(ctl.min, ctl.max + 1))
+    seq = []
+    while len(seq) < 60:
+        seq += up[1:] + up[::-1][1:]
+    return seq[:60]
+
+
+def panel_steps() -> dict:
+    from ensemble_lib.lessons import PANELS
+
+    out = {}
+    for name, (control, values) in DRAGS.items():
+        if name not in PANELS:
+            continue
+        panel = PANELS[name][0]()
+        panel.update()
+        vals = _values(panel, control, values)
+        panel.controls[control].value = vals[0]  # warm-up (imports, caches of the first state)
+        times = []
+        for v in vals[1:]:
+            t0 = time.perf_counter()
+            panel.controls[control].value = v
+            times.append(time.perf_counter() - t0)
+        errors = getattr(panel, "last_error", None)
+        size = panel.fig.canvas.get_width_height()
+        img = panel.image.value
+        out[name] = {"control": control, "n": len(times), "median_ms": 1e3 * float(np.median(times)),
+                     "p90_ms": 1e3 * float(np.percentile(times, 90)), "error": errors,
+                     "pixels": list(size), "image_kb": len(img) / 1024,
+                     "format": getattr(panel, "image_format", "png")}
+    return out
+
+
+def network_cold_steps(n: int = 3) -> dict:
+    from ensemble_lib.lessons import PANELS
+
+    panel = PANELS["Network1DPanel"][0]()
+    panel.update()
+    times = []
+    for alpha in (0.3, 3.0, 30.0)[:n]:
+        panel.controls["adapt"].value = False
+        t0 = time.perf_counter()
+        panel.controls["alpha"].value = alpha
+        times.append(time.perf_counter() - t0)
+    return {"n": len(times), "median_ms": 1e3 * float(np.median(times))}
+
+
+def plain_bfgs_full(post, start, n: int = 20):
+    """Full-covariance KL(Q‖P) by scipy's BFGS with the exact gradient on an n × n Gauss–Hermite rule.
+
+    Q = N(m, L Lᵀ), L lower triangular with log-diagonal; ⟨ln p̃⟩_Q and its gradient by the
+    product rule of ``numpy.polynomial.hermite_e.hermegauss`` (weight e^{−z²/2}); the
+    entropy in closed form. The issue's reference for a toy fit's cost.
+    """
+    from scipy import optimize
+
+    from ensemble_lib.inference.svi import toy_grad_batch
+
+    z, wz = np.polynomial.hermite_e.hermegauss(n)
+    wz = wz / math.sqrt(2.0 * math.pi)
+    Z = np.stack(np.meshgrid(z, z, indexing="ij"), axis=-1).reshape(-1, 2)
+    W = np.outer(wz, wz).ravel()
+    const = 1.0 + math.log(2.0 * math.pi)  # entropy = const + Σ ln L_ii (k = 2)
+    log_Z = post.log_Z
+
+    def fun(theta):
+        m = theta[:2]
+        L = np.array([[math.exp(theta[2]), 0.0], [theta[3], math.exp(theta[4])]])
+        w = m + Z @ L.T
+        f = -(W @ post.log_unnorm(w)) - const - theta[2] - theta[4] + log_Z
+        g = toy_grad_batch(post, w)
+        gL = -(g.T * W) @ Z
+        grad = np.array([-(W @ g[:, 0]), -(W @ g[:, 1]), gL[0, 0] * L[0, 0] - 1.0, gL[1, 0],
+                         gL[1, 1] * L[1, 1] - 1.0])
+        return f, grad
+
+    m0, c0 = start
+    L0 = np.linalg.cholesky(c0)
+    theta0 = np.array([m0[0], m0[1], math.log(L0[0, 0]), L0[1, 0], math.log(L0[1, 1])])
+    res = optimize.minimize(fun, theta0, jac=True, method="BFGS", options={"gtol": 1e-6})
+    return res
+
+
+def _median_ms(f, n):
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return 1e3 * float(np.median(times))
+
+
+def toy_fits(rounds: int = 30) -> dict:
+    from ensemble_lib.inference.kl_fit import kl_fit
+    from ensemble_lib.inference.laplace import laplace_fit
+    from ensemble_lib.inference.toy_fits import fit_all
+    from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
+
+    post = make_posterior(**PAPER_PRESET)
+    _ = post.log_Z  # the exact normaliser is computed once per posterior by both
+    lap = laplace_fit(post, compute_kl=False)
+    start = lap.diagonal_start()
+    ref = plain_bfgs_full(post, start)
+    lib = kl_fit(post, "full")
+    out = {
+        "kl_full_library": float(lib.kl),
+        "kl_full_plain_bfgs": float(ref.fun),
+        "plain_bfgs_full_ms": _median_ms(lambda: plain_bfgs_full(post, start), rounds),
+        "plain_bfgs_full_with_laplace_ms": _median_ms(
+            lambda: plain_bfgs_full(post, laplace_fit(post, compute_kl=False).diagonal_start()), rounds),
+        "kl_fit_full_default_ms": _median_ms(lambda: kl_fit(post, "full"), rounds),
+        "fit_all_ms": _median_ms(lambda: fit_all(post), rounds),
+    }
+    return out
+
+
+def _compare(before: dict, after: dict) -> str:
+    lines = ["| panel (control) | pixels before → after | format | kernel step median before (ms) "
+             "| after (ms) | p90 before → after (ms) |", "|---|---|---|---:|---:|---|"]
+    for name, a in after["panels"].items():
+        b = before["panels"].get(name, {})
+        lines.append(f"| {name} ({a['control']}, {a['n']} steps) | {tuple(b.get('pixels', ()))} → "
+                     f"{tuple(a['pixels'])} | {b.get('format', 'png')} → {a['format']} | "
+                     f"{b.get('median_ms', float('nan')):.1f} | {a['median_ms']:.1f} | "
+                     f"{b.get('p90_ms', float('nan')):.0f} → {a['p90_ms']:.0f} |")
+    lines += ["", "| toy fit (paper preset) | before (ms) | after (ms) |", "|---|---:|---:|"]
+    for key in ("plain_bfgs_full_ms", "plain_bfgs_full_with_laplace_ms", "kl_fit_full_default_ms",
+                "fit_all_ms"):
+        lines.append(f"| {key} | {before['fits'][key]:.1f} | {after['fits'][key]:.1f} |")
+    lines.append(f"| KL reached: library full / plain BFGS | {before['fits']['kl_full_library']:.10f} / "
+                 f"{before['fits']['kl_full_plain_bfgs']:.10f} | {after['fits']['kl_full_library']:.10f} / "
+                 f"{after['fits']['kl_full_plain_bfgs']:.10f} |")
+    return "\n".join(lines)
+
+
+def main(argv) -> None:
+    if argv and argv[0] == "--compare":
+        before, after = (json.loads(open(p).read()) for p in argv[1:3])
+        print(_compare(before, after))
+        return
+    result = {"panels": panel_steps(), "fits": toy_fits()}
+    if "--network-cold" in argv:
+        result["network_cold"] = network_cold_steps()
+    with open(argv[0], "w") as f:
+        json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
