@@ -19,6 +19,7 @@ WRITERS = [
     "ensemble_lib.lessons.bound",
     "ensemble_lib.lessons.stochastic_vi",
     "ensemble_lib.lessons.networks",
+    "ensemble_lib.lessons.model_choice",
     "ensemble_lib.lessons.mixture",
     "ensemble_lib.studies.table1",
 ]
