@@ -119,6 +119,21 @@ def test_quadrature_entropy_matches_adaptive_cubature_for_random_mixtures(seed):
     assert M.mixture_entropy(w, m, C, spacing=0.03) == pytest.approx(ref, abs=1e-8)
 
 
+@pytest.mark.parametrize("spacing, radius", [(M.FIT_SPACING, M._FIT_RADIUS), (M.REPORT_SPACING, M._Z_RADIUS)])
+def test_quadrature_rule_is_the_node_by_node_sum_of_scipy_densities(spacing, radius):
+    """The library evaluates ln Q at all nodes at once (each component's log density as a quadratic
+    in the nodes' z); here the rule is summed node by node as its docstring writes it,
+    H = −Σ_i π_i Σ_n W_n ln Q(w̄_i + L_i z_n), with ln Q from scipy.stats."""
+    Z, W = M._nodes(2, spacing, radius)
+    rng = np.random.default_rng(21)
+    for trial in range(12):
+        w, m, C = random_mixture(rng, 1 + trial % 5, scale=rng.uniform(0.1, 3.0))
+        Ls = np.linalg.cholesky(C)
+        ref = -sum(p * W @ _log_q(mi + Z @ L.T, w, m, C) for p, mi, L in zip(w, m, Ls))
+        assert M._entropy_quadrature(w, m, Ls, spacing, False, radius) == pytest.approx(ref, rel=1e-13, abs=1e-12)
+        assert M._entropy_quadrature(w, m, Ls, spacing, True, radius)[0] == pytest.approx(ref, rel=1e-13, abs=1e-12)
+
+
 def test_entropy_bound_is_below_the_quadrature_entropy_for_random_mixtures():
     """60 random mixtures, K = 2 … 5, overlapping and separated: bound ≤ H; and the bound tends
     to H as the components separate (the gap shrinks when the means are pushed apart)."""
@@ -156,6 +171,18 @@ def test_objective_gradient_matches_central_differences(preset, entropy, K):
     np.testing.assert_allclose(g, g_num, rtol=1e-6, atol=1e-6 * max(1.0, np.abs(g).max()))
 
 
+def test_objective_gradient_on_the_fine_rule_matches_central_differences(preset):
+    """The reporting rule's products are large enough to be summed without BLAS: its gradient too."""
+    rng = np.random.default_rng(9)
+    params = M.MixtureParams(4, 2)
+    theta = 0.5 * rng.standard_normal(params.n_params)
+    theta[3:].reshape(4, 5)[:, 2:5:2] -= 1.5
+    fun = lambda th: M.mixture_objective(preset, params, th, "quadrature", M.REPORT_SPACING)  # noqa: E731
+    g = fun(theta)[1]
+    np.testing.assert_allclose(g, central_difference(lambda th: fun(th)[0], theta), rtol=1e-6,
+                               atol=1e-6 * max(1.0, np.abs(g).max()))
+
+
 # ---------------------------------------------------------------------------
 # the fits
 # ---------------------------------------------------------------------------
@@ -187,6 +214,54 @@ def test_kl_never_rises_with_K_and_is_never_negative(seed, alpha):
         assert np.all(lad.kl >= 0) and np.all(lad.kl_bound >= lad.kl - 1e-12)
         assert all(f.K == K for K, f in enumerate(lad.fits, start=1))
         np.testing.assert_allclose([f.weights.sum() for f in lad.fits], 1.0, atol=1e-12)
+
+
+#: KL of each K (quadrature-entropy ladder; bound-entropy ladder: its KL and the KL its bound claims)
+#: as the first version of the fits computed them (before the quadrature was rewritten for speed):
+#: the speed work must not move them (the optimiser's end point moves by ~1e-6 in θ, the KL at
+#: an optimum by ~1e-10)
+REFERENCE_LADDERS = {
+    (25, 0.2, 0.1): ([1.5513092781, 0.8581620975, 0.5803090131, 0.3631095638],
+                     [1.5513092781, 0.8581620975, 0.5839809984, 0.3688249635],
+                     [1.5513092781, 0.8581620975, 0.6038647392, 0.4013004378]),
+    (25, 1.0, 0.5): ([0.3666204804, 0.2379359736, 0.0696663417, 0.0410998014],
+                     [0.3666204804, 0.3666204804, 0.1652312522, 0.1652312522],
+                     [0.3666204804, 0.3666204804, 0.2514991094, 0.2514991094]),
+}
+
+
+@pytest.mark.parametrize("key", list(REFERENCE_LADDERS))
+def test_ladders_keep_their_results_and_a_kept_fit_is_the_previous_q(key):
+    """The second posterior's modes merge (noise s.d. 0.5): there the bounded fit finds nothing
+    better than K = 1 at K = 2, nor than K = 3 at K = 4, and keeps the previous Q written with one
+    more component (the heaviest split in two identical halves)."""
+    seed, alpha, sd = key
+    post = make_posterior(seed, alpha, sd)
+    single = kl_fit(post, "full")
+    q, b = (M.mixture_ladder(post, 4, e, single=single) for e in M.ENTROPIES)
+    kl_q, kl_b, claimed = REFERENCE_LADDERS[key]
+    np.testing.assert_allclose(q.kl, kl_q, rtol=0, atol=2e-9)
+    np.testing.assert_allclose(b.kl, kl_b, rtol=0, atol=2e-9)
+    np.testing.assert_allclose(b.kl_bound, claimed, rtol=0, atol=2e-9)
+    for prev, fit in zip(b.fits, b.fits[1:]):
+        if fit.kl_bound == pytest.approx(prev.kl_bound, abs=1e-9):  # kept: the same Q
+            w, m, C = M.embed(prev)
+            np.testing.assert_allclose(fit.weights, w, atol=1e-12)
+            np.testing.assert_allclose(fit.means, m, atol=1e-12)
+            np.testing.assert_allclose(fit.covs, C, atol=1e-12)
+            assert fit.n_iter == 0 and fit.K == prev.K + 1
+
+
+@pytest.mark.parametrize("entropy", M.ENTROPIES)
+def test_the_ladder_as_it_goes_ends_at_the_ladder(preset, ladders, entropy):
+    steps = list(M.iter_mixture_ladder(preset, 4, entropy, single=ladders[entropy].single))
+    assert [len(s.fits) for s in steps] == [1, 2, 3, 4]
+    for s in steps:  # each is the start of the whole ladder, fit for fit
+        for a, b in zip(s.fits, ladders[entropy].fits):
+            np.testing.assert_array_equal(a.theta, b.theta)
+            assert (a.kl, a.kl_bound, a.n_iter) == (b.kl, b.kl_bound, b.n_iter)
+    with pytest.raises(ValueError, match=r"K_max must be an integer in \[1, 8\]"):
+        M.iter_mixture_ladder(preset, 0)  # refused at the call, not at the first fit
 
 
 def test_kl_of_random_mixtures_is_never_negative(preset):

@@ -69,6 +69,7 @@ vectors".
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -92,6 +93,9 @@ _Z_RADIUS = 8.5
 _FIT_RADIUS = 6.5
 #: the largest number of components the fits accept
 K_MAX = 8
+#: a K-component fit beats the K − 1 fit outright when its objective is lower by more than this
+#: (the same Q written with K components differs from the K − 1 fit by round-off only)
+_SAME_Q_TOL = 1e-9
 #: a mixing weight below this is "off the simplex" for :func:`check_mixture` (all must be > 0)
 _WEIGHT_TOL = 1e-9
 ENTROPIES = ("quadrature", "bound")
@@ -195,8 +199,8 @@ def _tri_grad(L: np.ndarray, gL: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=16)
 def _nodes(dim: int, spacing: float, radius: float = _Z_RADIUS):
     """The trapezoid rule for E[f(z)], z ~ N(0, I_dim): grid points of the given spacing in the
-    ball |z| ≤ :data:`_Z_RADIUS` (N(0, I) mass outside: below 1e-15 for dim ≤ 3), weights
-    ``φ(z) spacing^dim``. Returns ``(Z, W)``."""
+    ball |z| ≤ ``radius`` (default :data:`_Z_RADIUS`: N(0, I) mass outside below 1e-15 for
+    dim ≤ 3), weights ``φ(z) spacing^dim``. Returns ``(Z, W)``."""
     g = np.arange(-np.floor(radius / spacing), np.floor(radius / spacing) + 1) * spacing
     Z = np.stack([x.ravel() for x in np.meshgrid(*([g] * dim), indexing="ij")], axis=-1)
     zz = np.sum(Z * Z, axis=1)
@@ -205,6 +209,34 @@ def _nodes(dim: int, spacing: float, radius: float = _Z_RADIUS):
     Z.setflags(write=False)
     W.setflags(write=False)
     return Z, W
+
+
+@lru_cache(maxsize=16)
+def _monomials(spacing: float, radius: float):
+    """The 2-D rule's nodes as monomials: ``(F, FW)``, ``F[:, m] = z^(m)`` for the six monomials
+    ``1, z₁, z₂, z₁², z₁z₂, z₂²`` (shape (6, n)) and ``FW = F·W`` (transposed, (n, 6))."""
+    Z, W = _nodes(2, spacing, radius)
+    z1, z2 = Z[:, 0], Z[:, 1]
+    F = np.stack([np.ones_like(z1), z1, z2, z1 * z1, z1 * z2, z2 * z2])
+    FW = np.ascontiguousarray((F * W).T)
+    F.setflags(write=False)
+    FW.setflags(write=False)
+    return F, FW
+
+
+#: multiply–adds above which :func:`_product` avoids BLAS (OpenBLAS's own threshold for threads)
+_BLAS_MAX = 2**18
+
+
+def _product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A @ B`` for the rule's products, whose inner or outer dimension is six (monomials).
+
+    Large ones (the reporting rule's) by ``einsum``'s own loop: a multithreaded BLAS on a
+    busy machine can take twenty times longer than the single-threaded work, for no gain.
+    """
+    if A.shape[0] * A.shape[1] * B.shape[1] <= _BLAS_MAX:
+        return A @ B
+    return np.einsum("ik,kj->ij", A, B)
 
 
 def _lse(a: np.ndarray, axis: int) -> np.ndarray:
@@ -216,55 +248,84 @@ def _lse(a: np.ndarray, axis: int) -> np.ndarray:
 def _entropy_quadrature(pis, means, Ls, spacing: float, grad: bool, radius: float = _Z_RADIUS):
     """H[Q] by the trapezoid rule, and (if ``grad``) ∂H/∂π, ∂H/∂w̄_j, ∂H/∂C_j, ∂H/∂L_j (node part).
 
-    Two dimensions (the toy), written out component by component for speed. Arrays
-    are indexed (i, j, n): i the component whose nodes ``x_in = w̄_i + L_i z_n`` are
-    used, j the component evaluated there, n the node.
+    Two dimensions (the toy). Indices (i, j, n): i the component whose nodes
+    ``x_in = w̄_i + L_i z_n`` are used, j the component evaluated there, n the node.
+    In component j's whitened coordinates a node of component i is affine in z,
+
+    .. math:: \\mathbf y_{ijn} = \\mathbf L_j^{-1}(\\mathbf x_{in} - \\bar{\\mathbf w}_j)
+              = \\mathbf b_{ij} + \\mathbf G_{ij}\\mathbf z_n,\\quad
+              \\mathbf G_{ij} = \\mathbf L_j^{-1}\\mathbf L_i,\\
+              \\mathbf b_{ij} = \\mathbf L_j^{-1}(\\bar{\\mathbf w}_i - \\bar{\\mathbf w}_j),
+
+    so ``ln π_j N_j(x_in)`` is a quadratic in z: one product of a (K², 6) coefficient
+    matrix with the nodes' six monomials gives all of them. Every term of the gradient is
+    a sum over nodes of a responsibility ``r_ijn`` times a polynomial of degree ≤ 2 in z,
+    so it follows from the six weighted moments ``Σ_n W_n r_ijn z_n^(m)`` (a second product).
     """
     K = means.shape[0]
-    Z, W = _nodes(2, float(spacing), float(radius))
-    z1, z2 = Z[:, 0], Z[:, 1]
+    F, FW = _monomials(float(spacing), float(radius))
+    W = FW[:, 0]
     Ls = np.asarray(Ls)
     l11, l21, l22 = Ls[:, 0, 0], Ls[:, 1, 0], Ls[:, 1, 1]
     a, c = 1.0 / l11, 1.0 / l22  # L⁻¹ = [[a, 0], [b, c]]
     b = -l21 / (l11 * l22)
     log_norm = np.log(pis) - np.log(l11 * l22) - LOG_2PI  # ln π_j − ½ ln|C_j| − ln 2π
-    xu = means[:, 0, None] + l11[:, None] * z1  # (i, n)
-    xv = means[:, 1, None] + l21[:, None] * z1 + l22[:, None] * z2
-    du = xu[:, None, :] - means[None, :, 0, None]  # (i, j, n)
-    dv = xv[:, None, :] - means[None, :, 1, None]
-    y1 = a[None, :, None] * du  # L_j⁻¹ δ
-    y2 = b[None, :, None] * du + c[None, :, None] * dv
-    ell = log_norm[None, :, None] - 0.5 * (y1 * y1 + y2 * y2)  # ln π_j N_j(x_in)
-    lnQ = _lse(ell, axis=1)  # (i, n)
-    E = lnQ @ W  # E_{Q_i}[ln Q]
+    # y = b_ij + G_ij z, G lower triangular (i, j) arrays
+    du = means[:, None, 0] - means[None, :, 0]
+    dv = means[:, None, 1] - means[None, :, 1]
+    b1 = a[None, :] * du
+    b2 = b[None, :] * du + c[None, :] * dv
+    g11 = a[None, :] * l11[:, None]
+    g21 = b[None, :] * l11[:, None] + c[None, :] * l21[:, None]
+    g22 = c[None, :] * l22[:, None]
+    # ln π_j N_j(x_in) = log_norm_j − ½|y|², as coefficients of 1, z₁, z₂, z₁², z₁z₂, z₂²
+    coef = np.stack([log_norm[None, :] - 0.5 * (b1 * b1 + b2 * b2), -(b1 * g11 + b2 * g21), -b2 * g22,
+                     -0.5 * (g11 * g11 + g21 * g21), -g21 * g22, -0.5 * g22 * g22], axis=-1)
+    ell = _product(coef.reshape(K * K, 6), F).reshape(K, K, -1)
+    top = np.max(ell, axis=1)  # (i, n)
+    e = np.exp(ell - top[:, None, :])
+    s = np.sum(e, axis=1)
+    lnQ = top + np.log(s)
+    E = np.einsum("in,n->i", lnQ, W)  # E_{Q_i}[ln Q]
     H = float(-pis @ E)
     if not grad:
         return H
-    r = np.exp(ell - lnQ[:, None, :])  # responsibilities r_j(x_in)
-    wr = (pis[:, None, None] * W[None, None, :]) * r  # Q-weight of node (i, n) times r_j
-    wr_j = wr.sum(axis=(0, 2))
+    r = e / s[:, None, :]  # responsibilities r_j(x_in)
+    mom = _product(r.reshape(K * K, -1), FW).reshape(K, K, 6)  # Σ_n W_n r_ijn z_n^(m)
+    # S_ij = Σ_n W_n r_ijn ζ_n ζ_nᵀ, ζ = (1, z₁, z₂)
+    S = np.empty((K, K, 3, 3))
+    S[..., 0, 0] = mom[..., 0]
+    S[..., 0, 1] = S[..., 1, 0] = mom[..., 1]
+    S[..., 0, 2] = S[..., 2, 0] = mom[..., 2]
+    S[..., 1, 1] = mom[..., 3]
+    S[..., 1, 2] = S[..., 2, 1] = mom[..., 4]
+    S[..., 2, 2] = mom[..., 5]
+    # p = C_j⁻¹δ = L_j⁻ᵀ y = A_ij ζ: A = L_j⁻ᵀ [b_ij, G_ij]  (i, j, 2, 3)
+    A = np.empty((K, K, 2, 3))
+    A[..., 0, 0] = a[None, :] * b1 + b[None, :] * b2
+    A[..., 0, 1] = a[None, :] * g11 + b[None, :] * g21
+    A[..., 0, 2] = b[None, :] * g22
+    A[..., 1, 0] = c[None, :] * b2
+    A[..., 1, 1] = c[None, :] * g21
+    A[..., 1, 2] = c[None, :] * g22
+    AS = np.einsum("ijab,ijbc->ijac", A, S)  # Σ_n W r p ζᵀ  (i, j, 2, 3)
+    wr_j = pis @ mom[..., 0]  # Σ_{i,n} π_i W_n r_ijn
     g_pi = -E - wr_j / pis  # ∂ln Q/∂π_j = r_j/π_j
-    p1 = a[None, :, None] * y1 + b[None, :, None] * y2  # C_j⁻¹ δ = L_j⁻ᵀ L_j⁻¹ δ
-    p2 = c[None, :, None] * y2
-    s1 = -np.sum(r * p1, axis=1)  # ∇_x ln Q at the nodes, (i, n)
-    s2 = -np.sum(r * p2, axis=1)
     # x fixed: ∂ln Q/∂w̄_j = r_j C_j⁻¹δ, ∂ln Q/∂C_j = ½ r_j (C_j⁻¹δδᵀC_j⁻¹ − C_j⁻¹)
-    wp1, wp2 = wr * p1, wr * p2
-    g_m = -np.stack([wp1.sum(axis=(0, 2)), wp2.sum(axis=(0, 2))], axis=1)
-    q11, q12, q22 = (wp1 * p1).sum(axis=(0, 2)), (wp1 * p2).sum(axis=(0, 2)), (wp2 * p2).sum(axis=(0, 2))
+    g_m = -np.einsum("i,ija->ja", pis, AS[..., 0])
+    Qj = np.einsum("i,ijac,ijbc->jab", pis, AS, A)  # Σ_{i,n} π_i W r p pᵀ
     P11, P12, P22 = a * a + b * b, b * c, c * c  # C_j⁻¹
     g_C = np.empty((K, 2, 2))
-    g_C[:, 0, 0] = -0.5 * (q11 - wr_j * P11)
-    g_C[:, 0, 1] = g_C[:, 1, 0] = -0.5 * (q12 - wr_j * P12)
-    g_C[:, 1, 1] = -0.5 * (q22 - wr_j * P22)
-    # the nodes move with their component: x = w̄_i + L_i z
-    sw1, sw2 = s1 * W, s2 * W
-    g_m[:, 0] -= pis * sw1.sum(axis=1)
-    g_m[:, 1] -= pis * sw2.sum(axis=1)
+    g_C[:, 0, 0] = -0.5 * (Qj[:, 0, 0] - wr_j * P11)
+    g_C[:, 0, 1] = g_C[:, 1, 0] = -0.5 * (Qj[:, 0, 1] - wr_j * P12)
+    g_C[:, 1, 1] = -0.5 * (Qj[:, 1, 1] - wr_j * P22)
+    # the nodes move with their component, x = w̄_i + L_i z; ∇ₓ ln Q = −Σ_j r_j p_j
+    T = AS.sum(axis=1)  # Σ_j Σ_n W r p ζᵀ  (i, 2, 3) = −Σ_n W ∇ₓln Q ζᵀ
+    g_m += pis[:, None] * T[:, :, 0]
     g_L = np.zeros((K, 2, 2))
-    g_L[:, 0, 0] = -pis * (sw1 @ z1)
-    g_L[:, 1, 0] = -pis * (sw2 @ z1)
-    g_L[:, 1, 1] = -pis * (sw2 @ z2)
+    g_L[:, 0, 0] = pis * T[:, 0, 1]
+    g_L[:, 1, 0] = pis * T[:, 1, 1]
+    g_L[:, 1, 1] = pis * T[:, 1, 2]
     return H, g_pi, g_m, g_C, g_L
 
 
@@ -486,15 +547,17 @@ class MixtureFit:
         return -self.F if self.entropy == "quadrature" else -self.bound
 
 
-def _evaluate(post, params, theta, entropy, spacing, n_iter, gtol) -> MixtureFit:
-    """The :class:`MixtureFit` at θ: KL with the reporting rule and with the bound; the fit's gradient.
+def _evaluate(post, params, theta, entropy, spacing, n_iter, gtol, g=None) -> MixtureFit:
+    """The :class:`MixtureFit` at θ: KL with the reporting rule and with the bound; the fit's gradient
+    (``g``, the gradient of the fit's objective at θ, if the optimiser has it already).
 
     Where the posterior has no exact ln Z (a network), ``kl`` and ``kl_bound`` are nan; where it
     has more than two parameters, the quadrature entropy is not computed (``kl``, ``F`` nan).
     """
     theta = np.asarray(theta, dtype=float)
     pis, means, covs = params.unpack(theta)
-    g = mixture_objective(post, params, theta, entropy, spacing)[1]
+    if g is None:
+        g = mixture_objective(post, params, theta, entropy, spacing)[1]
     energy = sum(p * post.expected_energy(m, C).value for p, m, C in zip(pis, means, covs))
     if params.dim == 2:
         H = _entropy_quadrature(pis, means, params.lowers(theta), REPORT_SPACING, grad=False)
@@ -565,21 +628,32 @@ def mixture_fit(post, init, entropy: str = "quadrature", spacing: float = FIT_SP
 
 
 def _minimise(post, params, theta0, entropy, spacing, gtol, maxiter):
-    """BFGS from θ₀: ``(θ, objective, iterations)``; θ₀ itself if BFGS found nothing lower."""
-    fun = lambda th: mixture_objective(post, params, th, entropy, spacing)  # noqa: E731
+    """BFGS from θ₀: ``(θ, objective, iterations, gradient)``; θ₀ itself if BFGS found nothing lower.
+
+    (The objective and gradient at θ₀ are computed once: BFGS's first evaluation is remembered.)
+    """
+    theta0 = np.asarray(theta0, dtype=float)
+    first = []
+
+    def fun(th):
+        out = mixture_objective(post, params, th, entropy, spacing)
+        if not first and np.array_equal(th, theta0):
+            first.append(out)
+        return out
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         res = optimize.minimize(fun, theta0, jac=True, method="BFGS",
                                 options={"gtol": gtol, "maxiter": maxiter})
-    f0 = fun(theta0)[0]
+    f0, g0 = first[0] if first else mixture_objective(post, params, theta0, entropy, spacing)
     if np.isfinite(res.fun) and res.fun <= f0:
-        return res.x, float(res.fun), int(res.nit)
-    return np.asarray(theta0, float), float(f0), int(res.nit)
+        return res.x, float(res.fun), int(res.nit), np.asarray(res.jac, dtype=float)
+    return theta0, float(f0), int(res.nit), g0
 
 
 def _optimise(post, params, theta0, entropy, spacing, gtol, maxiter) -> MixtureFit:
-    theta, _, nit = _minimise(post, params, theta0, entropy, spacing, gtol, maxiter)
-    return _evaluate(post, params, theta, entropy, spacing, nit, gtol)
+    theta, _, nit, g = _minimise(post, params, theta0, entropy, spacing, gtol, maxiter)
+    return _evaluate(post, params, theta, entropy, spacing, nit, gtol, g)
 
 
 def _split(weights, means, covs, i):
@@ -639,16 +713,7 @@ class MixtureLadder:
         return np.array([f.kl_bound for f in self.fits])
 
 
-def mixture_ladder(post, K_max: int = 4, entropy: str = "quadrature", single: KLFit | None = None,
-                   spacing: float = FIT_SPACING, gtol: float = 1e-6, maxiter: int = 2000) -> MixtureLadder:
-    """Fits for K = 1 … ``K_max`` (1 to :data:`K_MAX`), each K warm-started from K − 1.
-
-    K = 1 starts from the full-covariance fit ``single`` (default
-    ``kl_fit(post, "full")``), which it reproduces. For K ≥ 2 every start of
-    :func:`starts_from` is optimised and the lowest :attr:`MixtureFit.objective`
-    wins; if none is below the K − 1 fit's (written with K components by
-    :func:`embed`: the same Q), that one is kept, so the objective never rises with K.
-    """
+def _check_ladder(post, K_max, entropy, single, spacing, gtol, maxiter):
     post, entropy, spacing, gtol, maxiter = _check_options(post, entropy, spacing, gtol, maxiter)
     K_max = check.integer("K_max", K_max, low=1, high=K_MAX)
     if single is None:
@@ -658,18 +723,57 @@ def mixture_ladder(post, K_max: int = 4, entropy: str = "quadrature", single: KL
     elif not isinstance(single, KLFit) or single.mean.shape != (post.dim,):
         raise ValueError(f"single must be a KLFit of this posterior (a single-Gaussian fit), "
                          f"got {type(single).__name__}")
+    return post, K_max, entropy, single, spacing, gtol, maxiter
+
+
+def _ladder_steps(post, K_max, entropy, single, spacing, gtol, maxiter) -> Iterator[MixtureLadder]:
+    """:func:`iter_mixture_ladder` on checked arguments."""
     params = MixtureParams(1, post.dim)
     fits = [_optimise(post, params, params.pack([1.0], [single.mean], [single.cov]), entropy, spacing,
                       gtol, maxiter)]
+    yield MixtureLadder(single=single, fits=tuple(fits), entropy=entropy)
     for K in range(2, K_max + 1):
         params = MixtureParams(K, post.dim)
         runs = [_minimise(post, params, params.pack(*start), entropy, spacing, gtol, maxiter)
                 for start in starts_from(fits[-1], single)]
-        theta, _, nit = min(runs, key=lambda run: run[1])  # the best by the fit's own objective
-        best = _evaluate(post, params, theta, entropy, spacing, nit, gtol)
-        kept = _evaluate(post, params, params.pack(*embed(fits[-1])), entropy, spacing, 0, gtol)
-        fits.append(best if best.objective < kept.objective else kept)
-    return MixtureLadder(single=single, fits=tuple(fits), entropy=entropy)
+        theta, value, nit, g = min(runs, key=lambda run: run[1])  # the best by the fit's own objective
+        best = _evaluate(post, params, theta, entropy, spacing, nit, gtol, g)
+        # the K − 1 fit written with K components is the same Q: its objective is the K − 1 fit's
+        # (to round-off, ~1e-14), so it is evaluated only when the comparison is that close
+        if not best.objective < fits[-1].objective - _SAME_Q_TOL:
+            kept = _evaluate(post, params, params.pack(*embed(fits[-1])), entropy, spacing, 0, gtol)
+            best = best if best.objective < kept.objective else kept
+        fits.append(best)
+        yield MixtureLadder(single=single, fits=tuple(fits), entropy=entropy)
+
+
+def iter_mixture_ladder(post, K_max: int = 4, entropy: str = "quadrature", single: KLFit | None = None,
+                        spacing: float = FIT_SPACING, gtol: float = 1e-6,
+                        maxiter: int = 2000) -> Iterator[MixtureLadder]:
+    """:func:`mixture_ladder` as it goes: the ladder K = 1 … k after each k = 1 … ``K_max``.
+
+    Arguments are checked (and ``single`` fitted, if not given) at the call; the
+    fits are made as the iterator is advanced. The last item is :func:`mixture_ladder`'s
+    result, and each earlier one is the start of it (the same fit objects' values).
+    """
+    return _ladder_steps(*_check_ladder(post, K_max, entropy, single, spacing, gtol, maxiter))
+
+
+def mixture_ladder(post, K_max: int = 4, entropy: str = "quadrature", single: KLFit | None = None,
+                   spacing: float = FIT_SPACING, gtol: float = 1e-6, maxiter: int = 2000) -> MixtureLadder:
+    """Fits for K = 1 … ``K_max`` (1 to :data:`K_MAX`), each K warm-started from K − 1.
+
+    K = 1 starts from the full-covariance fit ``single`` (default
+    ``kl_fit(post, "full")``), which it reproduces. For K ≥ 2 every start of
+    :func:`starts_from` is optimised and the lowest :attr:`MixtureFit.objective`
+    wins; if none is below the K − 1 fit's (written with K components by
+    :func:`embed`: the same Q), that one is kept, so the objective never rises with K.
+    (:func:`iter_mixture_ladder` gives the ladder after each K.)
+    """
+    ladder = None
+    for ladder in iter_mixture_ladder(post, K_max, entropy, single, spacing, gtol, maxiter):
+        pass
+    return ladder
 
 
 def mixture_kl(post, weights, means, covs, entropy: str = "quadrature") -> float:
@@ -702,5 +806,5 @@ def mirror_overlap(mean, cov) -> float:
 
 
 __all__ = ["ENTROPIES", "FIT_SPACING", "K_MAX", "REPORT_SPACING", "MixtureFit", "MixtureLadder",
-           "MixtureParams", "check_mixture", "embed", "entropy_lower_bound", "mirror_overlap",
+           "MixtureParams", "check_mixture", "embed", "entropy_lower_bound", "iter_mixture_ladder", "mirror_overlap",
            "mixture_entropy", "mixture_fit", "mixture_kl", "mixture_ladder", "mixture_objective", "starts_from"]
