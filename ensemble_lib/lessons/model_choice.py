@@ -198,6 +198,10 @@ def plot_ard(ax, result: dict) -> None:
     ax.bar(x, med, color=colors)
     for row in A:
         ax.plot(x, row, "k.", ms=4)
+    cfg = result["config"]
+    ceiling = (0.5 * cfg["ard_hidden"] + cfg["prior"]["a"]) * cfg["prior"]["b"]
+    ax.axhline(ceiling, color="0.4", ls="--", lw=1, label=f"hyperprior ceiling (k_c/2 + a) b = {ceiling:g}")
+    ax.legend(loc="lower left", fontsize=8)
     ax.set_yscale("log")
     ax.set_xticks(x, names, rotation=60, fontsize=8)
     ax.set_ylabel("ᾱ_c (geometric mean; dots: splits)")
