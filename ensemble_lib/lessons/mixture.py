@@ -2,12 +2,14 @@
 
 * :func:`fit_mixtures` fits mixtures of K = 1 … 4 full-covariance Gaussians to one toy
   posterior twice — minimising KL(Q‖P) with the entropy by quadrature, and with its
-  Bhattacharyya lower bound (:mod:`ensemble_lib.inference.mixture`);
+  Bhattacharyya lower bound (:mod:`ensemble_lib.inference.mixture`); :func:`iter_mixtures`
+  gives the same fits as they come (the panel streams them);
 * :func:`format_ladder` is the table the notebook prints (KL, bound, the drop per K);
 * :func:`mixture_kl_by_quadrature` is the notebook's independent check of a mixture's KL;
 * :func:`plot_mixture` and :func:`plot_ladder` draw a mixture over the exact posterior and KL
   against K;
-* :class:`MixtureExplorer` is the interactive panel (K, α, data seed);
+* :class:`MixtureExplorer` is the interactive panel (K, α, data seed): K redraws over a kept
+  image of the rest; a new α or seed shows the K = 1 fits first and the ladders as they fill in;
 * :func:`write_figures` writes ``figures/mixture_fits.png``.
 
 Fits are shown as they come out; the posterior is symmetric under (u, v) → (−u, −v), so a
@@ -16,16 +18,19 @@ fit's mirror image has the same KL.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.lines import Line2D
 from scipy import integrate
 
 from .. import _validation as check
 from ..inference.kl_fit import KLFit, kl_fit
-from ..inference.mixture import MixtureFit, MixtureLadder, mirror_overlap, mixture_ladder
+from ..inference.mixture import MixtureFit, MixtureLadder, iter_mixture_ladder, mirror_overlap
 from ..models.toy import PAPER_PRESET, ToyPosterior, make_posterior
 from ..ui.panel import FigurePanel
 from ..ui.plotting import new_figure, plot_gaussian_ellipses, plot_posterior_contours, save_figure
@@ -42,32 +47,85 @@ SEED_RANGE = (0, 99)
 
 @dataclass(frozen=True)
 class MixtureComparison:
-    """Mixture fits K = 1 … 4 to one toy posterior, with each entropy."""
+    """Mixture fits K = 1 … 4 to one toy posterior, with each entropy (or the first few, as they come)."""
 
     posterior: ToyPosterior
     single: KLFit  # the full-covariance single Gaussian (K = 1)
     quadrature: MixtureLadder  # fitted with the entropy by quadrature
     bound: MixtureLadder  # fitted with the entropy's lower bound
+    K_max: int = K_MAX  # the ladders' length when complete
 
     @property
     def rho(self) -> float:
         """Overlap ∫√(QQ') of the single fit and its mirror image (:func:`mirror_overlap`)."""
         return mirror_overlap(self.single.mean, self.single.cov)
 
+    @property
+    def complete(self) -> bool:
+        """Both ladders hold their K_max fits (:func:`iter_mixtures` yields incomplete ones first)."""
+        return len(self.quadrature.fits) == len(self.bound.fits) == self.K_max
 
-def fit_mixtures(post: ToyPosterior, K_max: int = K_MAX) -> MixtureComparison:
-    """Fit K = 1 … ``K_max`` (1 to 8) mixtures to ``post`` with both entropies (warm-started ladders)."""
+
+def iter_mixtures(post: ToyPosterior, K_max: int = K_MAX) -> Iterator[MixtureComparison]:
+    """:func:`fit_mixtures` as it goes: the comparison after each fit.
+
+    First both K = 1 fits (the single full-covariance Gaussian, refined as a one-component
+    mixture: cheap), then K = 2, 3, … for each entropy in turn (quadrature first); the
+    last item is complete and equals :func:`fit_mixtures`'s result. Arguments are checked
+    at the call.
+    """
     if not isinstance(post, ToyPosterior):
         raise ValueError(f"post must be a ToyPosterior, got {type(post).__name__}")
     K_max = check.integer("K_max", K_max, low=1, high=8)
+    return _mixture_steps(post, K_max)
+
+
+def _mixture_steps(post: ToyPosterior, K_max: int) -> Iterator[MixtureComparison]:
     single = kl_fit(post, "full")
-    return MixtureComparison(post, single, mixture_ladder(post, K_max, "quadrature", single=single),
-                             mixture_ladder(post, K_max, "bound", single=single))
+    steps = {e: iter_mixture_ladder(post, K_max, e, single=single) for e in ("quadrature", "bound")}
+    q, b = next(steps["quadrature"]), next(steps["bound"])
+    yield MixtureComparison(post, single, q, b, K_max)
+    for _ in range(1, K_max):
+        q = next(steps["quadrature"])
+        yield MixtureComparison(post, single, q, b, K_max)
+        b = next(steps["bound"])
+        yield MixtureComparison(post, single, q, b, K_max)
 
 
-@lru_cache(maxsize=32)
-def _comparison(alpha: float, seed: int) -> MixtureComparison:
-    return fit_mixtures(make_posterior(seed, alpha, PAPER_PRESET["noise_sd"], PAPER_PRESET["n"]))
+def fit_mixtures(post: ToyPosterior, K_max: int = K_MAX) -> MixtureComparison:
+    """Fit K = 1 … ``K_max`` (1 to 8) mixtures to ``post`` with both entropies (warm-started ladders)."""
+    comp = None
+    for comp in iter_mixtures(post, K_max):
+        pass
+    return comp
+
+
+#: the comparisons of the latest (α, seed) (oldest first): the notebook and its panel share them
+_REMEMBERED: OrderedDict = OrderedDict()
+_REMEMBER_N = 32
+
+
+def _remembered(key) -> MixtureComparison | None:
+    comp = _REMEMBERED.get(key)
+    if comp is not None:
+        _REMEMBERED.move_to_end(key)
+    return comp
+
+
+def _remember(key, comp: MixtureComparison) -> MixtureComparison:
+    _REMEMBERED[key] = comp
+    _REMEMBERED.move_to_end(key)
+    while len(_REMEMBERED) > _REMEMBER_N:
+        _REMEMBERED.popitem(last=False)
+    return comp
+
+
+def _lesson_posterior(alpha: float, seed: int) -> ToyPosterior:
+    return make_posterior(seed, alpha, PAPER_PRESET["noise_sd"], PAPER_PRESET["n"])
+
+
+def _key(alpha, seed) -> tuple[float, int]:
+    return float(check.precision("alpha", alpha)), int(check.integer("seed", seed, low=0))
 
 
 def mixtures_for(alpha: float = PAPER_PRESET["alpha"], seed: int = PAPER_PRESET["seed"]) -> MixtureComparison:
@@ -75,9 +133,11 @@ def mixtures_for(alpha: float = PAPER_PRESET["alpha"], seed: int = PAPER_PRESET[
 
     Remembered (the 32 latest): the notebook and its panel share one computation.
     """
-    alpha = check.precision("alpha", alpha)
-    seed = check.integer("seed", seed, low=0)
-    return _comparison(float(alpha), int(seed))
+    key = _key(alpha, seed)
+    comp = _remembered(key)
+    if comp is None:
+        comp = _remember(key, fit_mixtures(_lesson_posterior(*key)))
+    return comp
 
 
 def format_ladder(comp: MixtureComparison) -> str:
@@ -136,6 +196,21 @@ def view_extent(comp: MixtureComparison, reach: float = 4.0) -> tuple[float, flo
     return -u, u, -v, v
 
 
+#: the panel's view: this many standard deviations of the single Gaussian (and its mirror image)
+PANEL_REACH = 8.0
+
+
+def panel_extent(comp: MixtureComparison) -> tuple[float, float, float, float]:
+    """The panel's box: the single full-covariance fit's ±:data:`PANEL_REACH` s.d., symmetric.
+
+    Known from the first fit, so the view stays put while the ladders fill in; wide enough for
+    the components along each banana (``tests/test_mixture_lesson.py`` checks their 1-σ ellipses).
+    """
+    s = comp.single
+    u, v = np.abs(s.mean) + PANEL_REACH * np.sqrt(np.diag(s.cov))
+    return -u, u, -v, v
+
+
 def plot_mixture(ax, fit: MixtureFit, color=COLOR_QUADRATURE, label=None, linestyle="-"):
     """Each component's 1-σ ellipse (line width ∝ its weight) and mean; returns the artists."""
     artists = []
@@ -147,19 +222,26 @@ def plot_mixture(ax, fit: MixtureFit, color=COLOR_QUADRATURE, label=None, linest
     return artists
 
 
+#: the three curves of :func:`plot_ladder`: (ladder, attribute, format, keyword arguments)
+LADDER_CURVES = (
+    ("quadrature", "kl", "-o", dict(color=COLOR_QUADRATURE, label="fit with H by quadrature")),
+    ("bound", "kl", "-s", dict(color=COLOR_BOUND, label="fit with H's lower bound: true KL")),
+    ("bound", "kl_bound", ":", dict(marker="s", mfc="none", color=COLOR_BOUND, label="... the KL its bound claims")),
+)
+#: ... and its line at KL₁ − ln 2
+LN2_LINE = dict(color="0.5", lw=0.8, ls="--", label="KL(K = 1) − ln 2")
+
+
 def plot_ladder(ax, comp: MixtureComparison, K: int | None = None):
     """KL(Q‖P) against K for both fits, the bounded fit's claimed KL, and KL₁ − ln 2."""
-    Ks = np.arange(1, len(comp.quadrature.fits) + 1)
     artists = []
-    artists += ax.plot(Ks, comp.quadrature.kl, "-o", color=COLOR_QUADRATURE, label="fit with H by quadrature")
-    artists += ax.plot(Ks, comp.bound.kl, "-s", color=COLOR_BOUND, label="fit with H's lower bound: true KL")
-    artists += ax.plot(Ks, comp.bound.kl_bound, ":", marker="s", mfc="none", color=COLOR_BOUND,
-                       label="... the KL its bound claims")
-    artists.append(ax.axhline(comp.quadrature.kl[0] - np.log(2.0), color="0.5", lw=0.8, ls="--",
-                              label="KL(K = 1) − ln 2"))
+    for which, attr, fmt, kw in LADDER_CURVES:
+        ladder = getattr(comp, which)  # (a comparison still filling in: the fits so far)
+        artists += ax.plot(np.arange(1, len(ladder.fits) + 1), getattr(ladder, attr), fmt, **kw)
+    artists.append(ax.axhline(comp.quadrature.kl[0] - np.log(2.0), **LN2_LINE))
     if K is not None:
         artists.append(ax.axvline(K, color="0.7", lw=6, alpha=0.4, zorder=0))
-    ax.set_xticks(Ks)
+    ax.set_xticks(np.arange(1, comp.K_max + 1))
     ax.set_xlabel("number of components K")
     ax.set_ylabel("KL(Q‖P)")
     return artists
@@ -180,18 +262,57 @@ def _controls():
 
 @dataclass(frozen=True)
 class MixtureState:
-    """The panel's state: the fits for (α, seed) and the K shown."""
+    """The panel's state: the fits for (α, seed) (all, or the first few while they come) and the K shown."""
 
     comparison: MixtureComparison
     K: int
 
     @property
+    def complete(self) -> bool:
+        return self.comparison.complete
+
+    @property
     def fit(self) -> MixtureFit:
-        return self.comparison.quadrature.fits[self.K - 1]
+        """The K-component fit with the entropy by quadrature (while fitting: the largest so far)."""
+        fits = self.comparison.quadrature.fits
+        return fits[min(self.K, len(fits)) - 1]
 
     @property
     def fit_bound(self) -> MixtureFit:
-        return self.comparison.bound.fits[self.K - 1]
+        """The K-component fit with the entropy's lower bound (while fitting: the largest so far)."""
+        fits = self.comparison.bound.fits
+        return fits[min(self.K, len(fits)) - 1]
+
+
+class _LayeredCanvas(FigureCanvasAgg):
+    """An Agg canvas that keeps an image of the figure without the ``top()`` artists.
+
+    A draw restores that image and draws ``top()`` over it (they are marked animated, so a
+    full draw skips them); :meth:`invalidate` makes the next draw a full one, which renews
+    the image. (The panel base class's blitting caches its background once for good: here
+    the background changes with α and the seed, and stays while only K moves.)
+    """
+
+    def __init__(self, figure, top):
+        super().__init__(figure)
+        self._top = top
+        self._background = None
+
+    def invalidate(self) -> None:
+        self._background = None
+
+    def draw(self):
+        arts = list(self._top())
+        for a in arts:
+            a.set_animated(True)
+        if self._background is None:
+            super().draw()
+            self._background = self.copy_from_bbox(self.figure.bbox)
+        else:
+            self.restore_region(self._background)
+        renderer = self.get_renderer()
+        for a in arts:
+            a.draw(renderer)
 
 
 class MixtureExplorer(FigurePanel):
@@ -199,8 +320,13 @@ class MixtureExplorer(FigurePanel):
 
     Left: the exact posterior's contours with the K components' 1-σ ellipses of the
     mixture fitted with the entropy by quadrature (solid) and with its lower bound
-    (dashed). Right: KL(Q‖P) for K = 1 … 4 of both fits. Moving K only redraws (the fits
-    for an (α, seed) are computed once, for every K). Shown as JPEG (mostly shaded contours).
+    (dashed). Right: KL(Q‖P) for K = 1 … 4 of both fits.
+
+    Moving K only redraws the ellipses and the title over a kept image of the rest (the fits
+    for an (α, seed) are computed once, for every K). A new α or seed streams (when moved
+    in a browser): first the posterior with both K = 1 fits, then the ladders fill in, fit by
+    fit, and the readout says "fitting K = … of 4" until they are complete
+    (:meth:`compute_stream`). Shown as JPEG (mostly shaded contours).
     """
 
     image_format = "jpeg"
@@ -208,15 +334,24 @@ class MixtureExplorer(FigurePanel):
     def __init__(self):
         fig, axes = new_figure(9.0, 3.9, ncols=2, gridspec_kw={"width_ratios": [1.2, 1.0]})  # 900 x 390 px
         self.ax, self.ax_kl = axes
-        self._contours, self._mix, self._ladder = [], [], []
-        self._shown = None  # the comparison whose posterior the contours show
+        self._contours, self._mix = [], []
+        self._posterior = None  # the posterior the contours, axes and KL range are drawn for
         # the layout is computed once: give it every label and title it will hold
         self.ax.set_xlabel("u (input-to-hidden weight)")
         self.ax.set_ylabel("v (hidden-to-output weight)")
-        self.ax.set_title("K = 4: KL = 0.000 (bounded fit 0.000)")
+        self._title = self.ax.set_title("K = 4: KL = 0.000 (bounded fit 0.000)")
         self.ax_kl.set_xlabel("number of components K")
         self.ax_kl.set_ylabel("KL(Q‖P)")
+        self.ax_kl.set_xticks(np.arange(1, K_MAX + 1))
+        self.ax_kl.set_xlim(0.7, K_MAX + 0.3)  # K = 1 … 4, also while the ladders fill in
         self._k_marker = self.ax_kl.axvline(2, color="0.7", lw=6, alpha=0.4, zorder=0)
+        self._curves = [self.ax_kl.plot([], [], fmt, **kw)[0] for _, _, fmt, kw in LADDER_CURVES]
+        self._ln2 = self.ax_kl.axhline(0.0, **LN2_LINE)
+        self.ax_kl.legend(loc="upper right")
+        # the legend of the left plot names the two fits
+        handles = [Line2D([], [], color=COLOR_QUADRATURE, lw=2.5),
+                   Line2D([], [], color=COLOR_BOUND, lw=2.5, ls="--")]
+        self.ax.legend(handles, ["H by quadrature", "H's lower bound"], loc="lower right")
         self.ax.set_ylim(-10.0, 10.0)  # tick labels as wide as any later ones, for the layout pass
         self.ax_kl.set_ylim(-10.0, 10.0)
         super().__init__(_controls(), fig)
@@ -226,49 +361,83 @@ class MixtureExplorer(FigurePanel):
         for ax in (self.ax, self.ax_kl):
             right = ax.yaxis.label.get_window_extent(renderer).x1
             ax.yaxis.set_label_coords(ax.transAxes.inverted().transform((right, 0.0))[0], 0.5)
-        self.ax_kl.set_autoscaley_on(True)  # the KL axis follows its curves again
+        self._canvas = _LayeredCanvas(fig, self.top_artists)
+
+    def top_artists(self) -> list:
+        """What changes while the posterior stays: the ellipses, the title, the KL curves, the K marker.
+
+        They are drawn over a kept image of the rest (contours, axes, legends), which is drawn
+        again only for a new posterior.
+        """
+        return [self._k_marker, *self._curves, *self._mix, self._title]
 
     def compute(self, K, alpha, seed):
         K = check.integer("K", K, low=1, high=K_MAX)
         return MixtureState(mixtures_for(alpha, seed), K)
 
+    def compute_stream(self, K, alpha, seed) -> Iterator[MixtureState]:
+        """The fits for (α, seed) as they come (:func:`iter_mixtures`); the last item is :meth:`compute`'s.
+
+        Remembered fits (K moved alone, an (α, seed) seen before) come at once, complete.
+        """
+        K = check.integer("K", K, low=1, high=K_MAX)
+        key = _key(alpha, seed)
+        comp = _remembered(key)
+        if comp is not None:
+            yield MixtureState(comp, K)
+            return
+        for comp in iter_mixtures(_lesson_posterior(*key)):
+            if comp.complete:
+                comp = _remember(key, comp)
+            yield MixtureState(comp, K)
+
     def draw(self, state: MixtureState) -> None:
-        new_posterior = self._shown is not state.comparison
-        if new_posterior:  # moving K alone keeps the contours and the KL curves
-            grid = state.comparison.posterior.grid(n=101, extent=view_extent(state.comparison))
+        comp = state.comparison
+        if comp.posterior is not self._posterior:  # what stays while K moves and the ladders fill in
+            grid = comp.posterior.grid(n=101, extent=panel_extent(comp))
             self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, grid))
-
-            def ladder():
-                arts = plot_ladder(self.ax_kl, state.comparison)
-                arts.append(self.ax_kl.legend(loc="upper right"))
-                return arts
-
-            self._ladder = self.replace_artists(self._ladder, ladder)
-            self.ax_kl.relim()
-            self.ax_kl.autoscale_view()
-            self._shown = state.comparison
+            kl1 = comp.quadrature.kl[0]  # every KL drawn lies in [0, KL₁]; KL₁ − ln 2 may be below 0
+            lo, hi = min(0.0, kl1 - np.log(2.0)), kl1
+            self.ax_kl.set_ylim(lo - 0.08 * (hi - lo), hi + 0.08 * (hi - lo))
+            self._ln2.set_ydata([kl1 - np.log(2.0)] * 2)
+            self._posterior = comp.posterior
+            self._canvas.invalidate()
+        for line, (which, attr, _, _) in zip(self._curves, LADDER_CURVES):
+            ladder = getattr(comp, which)
+            line.set_data(np.arange(1, len(ladder.fits) + 1), getattr(ladder, attr))
         self._k_marker.set_xdata([state.K, state.K])
 
         def mixtures():
-            arts = plot_mixture(self.ax, state.fit, COLOR_QUADRATURE, "H by quadrature")
-            arts += plot_mixture(self.ax, state.fit_bound, COLOR_BOUND, "H's lower bound", "--")
-            arts.append(self.ax.legend(loc="lower right"))
+            arts = plot_mixture(self.ax, state.fit, COLOR_QUADRATURE)
+            arts += plot_mixture(self.ax, state.fit_bound, COLOR_BOUND, linestyle="--")
             return arts
 
         self._mix = self.replace_artists(self._mix, mixtures)
-        self.ax.set_title(f"K = {state.K}: KL = {state.fit.kl:.3f} (bounded fit {state.fit_bound.kl:.3f})")
+        if state.complete:
+            self._title.set_text(f"K = {state.K}: KL = {state.fit.kl:.3f} (bounded fit {state.fit_bound.kl:.3f})")
+        else:
+            self._title.set_text(f"K = {state.K}: fitting… (shown: K = {state.fit.K}, KL = {state.fit.kl:.3f})")
 
     def format_readout(self, state: MixtureState) -> str:
         comp = state.comparison
         rows = []
-        for fq, fb in zip(comp.quadrature.fits, comp.bound.fits):
-            mark = " ◀" if fq.K == state.K else ""
-            rows.append((f"{fq.K}{mark}", f"{fq.kl:.4f}", f"{fb.kl:.4f}", f"{fb.kl_bound:.4f}", f"{fb.bound:.4f}"))
+        q, b = comp.quadrature.fits, comp.bound.fits
+        for K in range(1, comp.K_max + 1):
+            mark = " ◀" if K == state.K else ""
+            fq = f"{q[K - 1].kl:.4f}" if K <= len(q) else "…"
+            fb = (f"{b[K - 1].kl:.4f}", f"{b[K - 1].kl_bound:.4f}", f"{b[K - 1].bound:.4f}") if K <= len(b) \
+                else ("…",) * 3
+            rows.append((f"{K}{mark}", fq, *fb))
         table = self.readout_table(rows, header=("K", "KL(Q‖P), H by quadrature", "KL(Q‖P), H bounded",
                                                  "KL the bound claims", "lower bound on ln P(D)"))
-        return (table + f"ln P(D | α, β) = {comp.posterior.log_evidence:.4f} (exact); "
+        text = (table + f"ln P(D | α, β) = {comp.posterior.log_evidence:.4f} (exact); "
                 f"KL(K=1) − ln 2 = {comp.quadrature.kl[0] - np.log(2.0):.4f}; "
                 f"mirror overlap ρ = {comp.rho:.2g}")
+        if not state.complete:
+            n = min(len(q), len(b)) + 1
+            which = "H by quadrature" if len(q) < n else "H bounded"
+            text = f"<p><b>fitting K = {n} of {comp.K_max}</b> ({which})… the table fills in</p>" + text
+        return text
 
 
 # ---------------------------------------------------------------------------
@@ -418,6 +587,7 @@ def write_figures(outdir) -> list[Path]:
 
 
 __all__ = ["COLOR_BOUND", "COLOR_QUADRATURE", "K_MAX", "MixtureComparison", "MixtureExplorer", "MixtureState",
-           "fit_mixtures", "format_ladder", "mixture_kl_by_quadrature", "mixtures_figure", "mixtures_for",
+           "fit_mixtures", "format_ladder", "iter_mixtures", "mixture_kl_by_quadrature", "mixtures_figure",
+           "mixtures_for",
            "NetworkSymmetryDemo", "network_demo_data", "network_symmetry_demo", "symmetry_maps",
-           "plot_comparison", "plot_ladder", "plot_mixture", "view_extent", "write_figures"]
+           "panel_extent", "plot_comparison", "plot_ladder", "plot_mixture", "view_extent", "write_figures"]
