@@ -7,9 +7,37 @@
 * the whole ladder K = 1 … 4 (what the panel computes for a new α or seed, per entropy; left out
   of quick mode, as the other fits to convergence are);
 * one slider step of :class:`~ensemble_lib.lessons.mixture.MixtureExplorer`: K (the fits for an
-  (α, seed) are remembered, so this redraws only) and α with nothing remembered (a panel whose
-  compute refits both ladders every time, as for an (α, seed) not seen before); target 50 ms,
-  as for the other panels.
+  (α, seed) are remembered, so this redraws the ellipses, the curves and the title over a kept
+  image of the rest), and α with nothing remembered, set by code (``update()``: both ladders
+  refitted before anything is shown); target 30 ms (issue 14);
+* α moved in a browser, which streams (:meth:`MixtureExplorer.compute_stream`): the first frame
+  (the posterior and both K = 1 fits: compute, draw, render, readout; target 50 ms) and the whole
+  stream with every state drawn (the panel itself draws only one about every 50 ms).
+
+Before and after the speed work (issue 17), side by side on the 2-core machine shared with
+other sessions, whose load (1-minute load average, in brackets) changes the times by 3× from
+minute to minute; medians:
+
+=============================================  ==================  ==================
+case                                           before (ms)         after (ms)
+=============================================  ==================  ==================
+fit K = 2 / 3 / 4, entropy by quadrature [4]   5.5 / 38 / 63       4.0 / 28 / 43
+fit K = 2 / 3 / 4, entropy by quadrature [7]   14 / 89 / 137       7.9 / 64 / 88
+fit K = 2 / 3 / 4, entropy's bound [4]         4.8 / 29 / 45       3.9 / 26 / 36
+fit K = 2 / 3 / 4, entropy's bound [7]         6.9 / 42 / 72       5.3 / 34 / 57
+ladder K = 1 … 4, quadrature / bound [4]       269 / 179           178 / 144
+ladder K = 1 … 4, quadrature / bound [7]       571 / 313           308 / 186
+panel: K step [7–9]                            110 / 111           12.6 / 11.8
+panel: α by code, both ladders, drawn [7–9]    920 / 870           682 / 606
+panel: α streamed, first frame [7–9]           (no stream)         169 / 166
+panel: α streamed, every state drawn [7–9]     (no stream)         678 / 657
+=============================================  ==================  ==================
+
+The fits were timed in one process alternating the old module and the new; the panel in
+alternating processes (two runs each). The first frame is mostly the single full-covariance fit
+(``kl_fit(post, "full")``, which tries several starts: about 60 % of it), ``ln Z`` and the one
+full draw of the figure per posterior (contours, ticks, legends); later frames and K steps
+draw only the ellipses, curves and title over the kept image.
 """
 
 from __future__ import annotations
@@ -19,13 +47,14 @@ from functools import lru_cache
 
 from ensemble_lib.inference.kl_fit import kl_fit
 from ensemble_lib.inference.mixture import mixture_fit, mixture_ladder, starts_from
-from ensemble_lib.lessons.mixture import MixtureExplorer, MixtureState, fit_mixtures
+from ensemble_lib.lessons.mixture import MixtureExplorer, MixtureState, fit_mixtures, forget_mixtures
 from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
 
 from ._panels import panel_cases
 
 FIT_TARGET_MS = 100.0
-PANEL_TARGET_MS = 50.0
+PANEL_TARGET_MS = 30.0
+FIRST_FRAME_TARGET_MS = 50.0
 
 
 @lru_cache(maxsize=2)
@@ -77,6 +106,33 @@ class _RefitEveryStep(MixtureExplorer):
         return MixtureState(fit_mixtures(post), K)
 
 
+#: α values a stream alternates between (each round forgets the fits first)
+_STREAM_ALPHAS = (0.2, 0.2 * 10**0.05)
+
+
+def _stream_case(whole: bool):
+    """α moved in a browser: the first frame of the stream, or (``whole``) every state drawn."""
+
+    def setup():
+        panel = MixtureExplorer()
+        panel.update()
+        return {"panel": panel, "i": 0}
+
+    def step(ctx):
+        panel = ctx["panel"]
+        ctx["i"] = (ctx["i"] + 1) % len(_STREAM_ALPHAS)
+        forget_mixtures()
+        states = panel.compute_stream(**{**panel.values(), "alpha": _STREAM_ALPHAS[ctx["i"]]})
+        for state in states:
+            panel.draw(state)
+            panel.render()
+            panel.format_readout(state)
+            if not whole:
+                break
+
+    return setup, step, None if whole else FIRST_FRAME_TARGET_MS
+
+
 CASES = {
     **{f"fit_K{K}_{e}": _fit_case(K, e) for e in ("quadrature", "bound") for K in (2, 3, 4)},
     "ladder_K1_to_4_quadrature_to_convergence": _ladder_case("quadrature"),
@@ -84,4 +140,6 @@ CASES = {
     **panel_cases("MixtureExplorer", "mixture_explorer_K", "K", [2, 4], PANEL_TARGET_MS),
     **panel_cases("MixtureExplorer", "mixture_explorer_alpha_refit", "alpha",
                   [0.2, 0.2 * 10**0.05], PANEL_TARGET_MS, make_panel=_RefitEveryStep),
+    "mixture_explorer_alpha_stream_first_frame": _stream_case(whole=False),
+    "mixture_explorer_alpha_stream_complete": _stream_case(whole=True),
 }

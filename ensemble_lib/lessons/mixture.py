@@ -33,7 +33,8 @@ from ..inference.kl_fit import KLFit, kl_fit
 from ..inference.mixture import MixtureFit, MixtureLadder, iter_mixture_ladder, mirror_overlap
 from ..models.toy import PAPER_PRESET, ToyPosterior, make_posterior
 from ..ui.panel import FigurePanel
-from ..ui.plotting import new_figure, plot_gaussian_ellipses, plot_posterior_contours, save_figure
+from ..ui.plotting import (new_figure, plot_gaussian_ellipses, plot_posterior_contours, save_figure,
+                           update_gaussian_ellipses)
 
 #: the largest K the lesson fits
 K_MAX = 4
@@ -118,6 +119,11 @@ def _remember(key, comp: MixtureComparison) -> MixtureComparison:
     while len(_REMEMBERED) > _REMEMBER_N:
         _REMEMBERED.popitem(last=False)
     return comp
+
+
+def forget_mixtures() -> None:
+    """Forget every remembered comparison (:func:`mixtures_for`): the next ones are fitted afresh."""
+    _REMEMBERED.clear()
 
 
 def _lesson_posterior(alpha: float, seed: int) -> ToyPosterior:
@@ -334,7 +340,7 @@ class MixtureExplorer(FigurePanel):
     def __init__(self):
         fig, axes = new_figure(9.0, 3.9, ncols=2, gridspec_kw={"width_ratios": [1.2, 1.0]})  # 900 x 390 px
         self.ax, self.ax_kl = axes
-        self._contours, self._mix = [], []
+        self._contours = []
         self._posterior = None  # the posterior the contours, axes and KL range are drawn for
         # the layout is computed once: give it every label and title it will hold
         self.ax.set_xlabel("u (input-to-hidden weight)")
@@ -361,6 +367,16 @@ class MixtureExplorer(FigurePanel):
         for ax in (self.ax, self.ax_kl):
             right = ax.yaxis.label.get_window_extent(renderer).x1
             ax.yaxis.set_label_coords(ax.transAxes.inverted().transform((right, 0.0))[0], 0.5)
+        # each fit's K_MAX components (1-σ ellipse and mean), made once and moved (hidden if unused)
+        self._mix = {}
+        for which, color, ls in (("quadrature", COLOR_QUADRATURE, "-"), ("bound", COLOR_BOUND, "--")):
+            self._mix[which] = []
+            for _ in range(K_MAX):
+                arts = plot_gaussian_ellipses(self.ax, [0.0, 0.0], np.eye(2), n_sigmas=(1,), color=color)
+                arts[0].set_linestyle(ls)
+                for a in arts:
+                    a.set_visible(False)
+                self._mix[which].append(arts)
         self._canvas = _LayeredCanvas(fig, self.top_artists)
 
     def top_artists(self) -> list:
@@ -369,7 +385,8 @@ class MixtureExplorer(FigurePanel):
         They are drawn over a kept image of the rest (contours, axes, legends), which is drawn
         again only for a new posterior.
         """
-        return [self._k_marker, *self._curves, *self._mix, self._title]
+        mix = [a for which in ("quadrature", "bound") for arts in self._mix[which] for a in arts]
+        return [self._k_marker, *self._curves, *mix, self._title]
 
     def compute(self, K, alpha, seed):
         K = check.integer("K", K, low=1, high=K_MAX)
@@ -396,6 +413,8 @@ class MixtureExplorer(FigurePanel):
         if comp.posterior is not self._posterior:  # what stays while K moves and the ladders fill in
             grid = comp.posterior.grid(n=101, extent=panel_extent(comp))
             self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, grid))
+            self.ax.set_xlim(grid.u[0], grid.u[-1])
+            self.ax.set_ylim(grid.v[0], grid.v[-1])
             kl1 = comp.quadrature.kl[0]  # every KL drawn lies in [0, KL₁]; KL₁ − ln 2 may be below 0
             lo, hi = min(0.0, kl1 - np.log(2.0)), kl1
             self.ax_kl.set_ylim(lo - 0.08 * (hi - lo), hi + 0.08 * (hi - lo))
@@ -406,13 +425,13 @@ class MixtureExplorer(FigurePanel):
             ladder = getattr(comp, which)
             line.set_data(np.arange(1, len(ladder.fits) + 1), getattr(ladder, attr))
         self._k_marker.set_xdata([state.K, state.K])
-
-        def mixtures():
-            arts = plot_mixture(self.ax, state.fit, COLOR_QUADRATURE)
-            arts += plot_mixture(self.ax, state.fit_bound, COLOR_BOUND, linestyle="--")
-            return arts
-
-        self._mix = self.replace_artists(self._mix, mixtures)
+        for which, fit in (("quadrature", state.fit), ("bound", state.fit_bound)):  # as plot_mixture draws
+            for i, arts in enumerate(self._mix[which]):
+                if i < fit.K:
+                    update_gaussian_ellipses(arts, fit.means[i], fit.covs[i], n_sigmas=(1,))
+                    arts[0].set_linewidth(0.8 + 4.0 * fit.weights[i])
+                for a in arts:
+                    a.set_visible(i < fit.K)
         if state.complete:
             self._title.set_text(f"K = {state.K}: KL = {state.fit.kl:.3f} (bounded fit {state.fit_bound.kl:.3f})")
         else:
@@ -587,7 +606,7 @@ def write_figures(outdir) -> list[Path]:
 
 
 __all__ = ["COLOR_BOUND", "COLOR_QUADRATURE", "K_MAX", "MixtureComparison", "MixtureExplorer", "MixtureState",
-           "fit_mixtures", "format_ladder", "iter_mixtures", "mixture_kl_by_quadrature", "mixtures_figure",
-           "mixtures_for",
+           "fit_mixtures", "forget_mixtures", "format_ladder", "iter_mixtures", "mixture_kl_by_quadrature",
+           "mixtures_figure", "mixtures_for",
            "NetworkSymmetryDemo", "network_demo_data", "network_symmetry_demo", "symmetry_maps",
            "panel_extent", "plot_comparison", "plot_ladder", "plot_mixture", "view_extent", "write_figures"]
