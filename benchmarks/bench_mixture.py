@@ -35,7 +35,7 @@ panel: α streamed, every state drawn [7–9]     (no stream)         678 / 657
 
 The fits were timed in one process alternating the old module and the new; the panel in
 alternating processes (two runs each). The first frame is mostly the single full-covariance fit
-(``kl_fit(post, "full")``, which tries several starts: about 60 % of it), ``ln Z`` and the one
+(``kl_fit(post, "full")``, which tries several starts: most of the compute), ``ln Z`` and the one
 full draw of the figure per posterior (contours, ticks, legends); later frames and K steps
 draw only the ellipses, curves and title over the kept image.
 """
