@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special
 
@@ -238,15 +238,22 @@ def log_Z_by_trapezoid(post: ToyPosterior, u_max: float, lg_ref: float, n: int =
     """ln Z by the trapezoid rule on [0, u_max] (g is even), on a fixed dense grid.
 
     The grid is ``n`` equally spaced points plus ``n`` geometrically spaced ones from
-    10⁻¹⁰ u_max (a flat prior makes g a narrow spike at u = 0 on a wide plateau). Uses only
+    10⁻¹⁶ u_max (a flat prior makes g a narrow spike at u = 0 on a wide plateau: at α = 10⁻⁸,
+    β = 10⁴ the spike is 10⁻¹² u_max wide, and a grid from 10⁻¹⁰ u_max missed 5·10⁻⁴ of ln Z). Uses only
     ``log_marginal_u`` (ln g(u), v integrated in closed form; checked against 2-D quadrature in
     test_toy.py) — no mode search, no break points, no adaptive rule.
     """
-    u = np.union1d(np.linspace(0.0, u_max, n), np.geomspace(1e-10 * u_max, u_max, n))
+    u = np.union1d(np.linspace(0.0, u_max, n), np.geomspace(1e-16 * u_max, u_max, n))
     return float(lg_ref + np.log(2.0 * np.trapezoid(np.exp(post.log_marginal_u(u) - lg_ref), u)))
 
 
 @given(problem=toy_problems(), log_alpha=st.floats(-8.0, 8.0), log_beta=st.floats(-8.0, 4.0))
+# found by a clean-clone run: t = 0 and a tiny α make g fall like 1/u over decades between the
+# spike at u = 0 and the plateau (ln Z was 4e-4 low, with a round-off warning, before ln Z broke
+# the integral on a geometric ladder)
+@example(problem=([0.0, 1.0, 2.0], [0.0, 0.0, 0.0], 1.0, 1.0), log_alpha=-8.0, log_beta=1.0)
+@example(problem=([0.0, 1.0, 2.0], [0.0, 0.0, 0.0], 1.0, 1.0), log_alpha=-6.0, log_beta=0.0)
+@example(problem=([0.0, 1.0, 2.0], [0.0, 0.0, 0.0], 1.0, 1.0), log_alpha=-8.0, log_beta=4.0)
 @settings(max_examples=25)
 def test_log_Z_agrees_with_a_dense_trapezoid_over_the_valid_range(problem, log_alpha, log_beta):
     """Up to β = 1e4 the dense trapezoid still resolves the narrowest peak of g(u)."""
@@ -262,6 +269,7 @@ def test_log_Z_agrees_with_a_dense_trapezoid_over_the_valid_range(problem, log_a
 
 
 @given(problem=toy_problems(), log_alpha=st.floats(-8.0, 8.0), log_beta=st.floats(-8.0, 8.0))
+@example(problem=([0.0, 1.0, 2.0], [0.0, 0.0, 0.0], 1.0, 1.0), log_alpha=-6.0, log_beta=0.0)
 @settings(max_examples=40)
 def test_log_Z_is_finite_and_silent_over_the_whole_valid_range(problem, log_alpha, log_beta):
     """α, β ∈ [1e-8, 1e8] (the validated range): finite ln Z, no IntegrationWarning.

@@ -336,6 +336,14 @@ class ToyPosterior(RegressionPosterior):
         for u, v in self._u_scan[2]:
             if v > lg_max - _MASS_CUTOFF:
                 pts.update(u + d for d in self._peak_widths(u, v) if 0.0 < u + d < u_hi)
+        # and a geometric ladder (factors of 4) from the smallest of them, or the scale of the
+        # narrowest step of σ(u x_n), out to u_hi: between a narrow peak and a wide plateau g can
+        # fall like 1/u over decades (a tiny α with t ≈ 0), which one interval's extrapolation
+        # cannot follow
+        start = min([p for p in pts if p > 0.0] + ([1e-3 / self._x_max] if self._x_max > 0 else []),
+                    default=0.0)
+        if 0.0 < start < u_hi:
+            pts.update(np.geomspace(start, u_hi, 2 + int(np.log(u_hi / start) / np.log(4.0)))[1:-1])
         # ln g(u) sums terms as large as βT/2 that cancel (a good fit), so it carries a round-off
         # of ε(βT/2 + |ln g|) and the integrand g/g_max is known only to that relative accuracy:
         # ask for no more (very large β), and for 1e-11 otherwise
