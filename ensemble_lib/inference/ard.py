@@ -148,7 +148,7 @@ def network_classes(n_inputs: int, n_hidden: int, kind: str = "ard", bias: bool 
 
 
 class ClassPriorPosterior(RegressionPosterior):
-    """A regression posterior with prior (26): precision α_c for the weights of class c.
+    """A regression posterior with prior MacKay (26): precision α_c for the weights of class c.
 
     Wraps any :class:`~ensemble_lib.models.posterior.RegressionPosterior` (it supplies E_D, its
     derivatives and ⟨E_D⟩); only the prior terms change. With one class covering every weight it
@@ -365,7 +365,7 @@ def class_evidence_reestimation(post, classes, alpha0=None, beta0=None, tol: flo
                                 max_iter: int = 200, symmetry_factor: int = 1, start=None,
                                 limits: tuple[float, float] = (1.0 / _LIMIT, _LIMIT),
                                 ) -> ClassEvidenceRun:
-    """MacKay's evidence framework with one α_c per class: iterate Laplace + (27), (24).
+    """MacKay's evidence framework with one α_c per class (MacKay §7): iterate Laplace + MacKay (27), (24).
 
     Parameters
     ----------
@@ -614,7 +614,7 @@ def fit_class_ensemble(post, classes, prior: GammaHyperprior | None = None, fami
 
 def sample_prior_functions(X, n_hidden: int, classes, alphas, n_samples: int,
                            rng: np.random.Generator) -> np.ndarray:
-    """Network outputs f(x_n; w) for ``n_samples`` weight vectors drawn from the prior (26).
+    """Network outputs f(x_n; w) for ``n_samples`` weights drawn from the prior MacKay (26) (MacKay §8).
 
     Parameters
     ----------

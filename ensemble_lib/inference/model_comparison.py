@@ -57,8 +57,8 @@ _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 class ModelEvidence:
     """ln P(D|H) of MacKay (30) and its terms.
 
-    ``log_evidence_mp`` is ln P(D | α_MP, β_MP, H) (eq. 20, with the symmetry factor);
-    ``log_alpha_errors`` σ_{ln α_c}, ``log_beta_error`` σ_{ln β} (eq. 25); ``log_hyper_occam`` the
+    ``log_evidence_mp`` is ln P(D | α_MP, β_MP, H) (MacKay (20), with the symmetry factor);
+    ``log_alpha_errors`` σ_{ln α_c}, ``log_beta_error`` σ_{ln β} (MacKay (25)); ``log_hyper_occam`` the
     sum of the hyperparameters' Occam factors ``ln(√(2π) σ / W)``; ``log_evidence`` their sum.
     """
 
@@ -94,7 +94,7 @@ def model_log_evidence(run, log_alpha_width: float = DEFAULT_LOG_WIDTH,
     Raises
     ------
     ValueError
-        If ``run`` is not an evidence run, or some γ_c ≤ 0 or N − γ ≤ 0 (eq. (25) undefined).
+        If ``run`` is not an evidence run, or some γ_c ≤ 0 or N − γ ≤ 0 (MacKay (25) undefined).
     """
     if not hasattr(run, "final") or not hasattr(run, "log_beta_error"):
         raise ValueError(f"run must be an evidence run (EvidenceRun or ClassEvidenceRun), "
@@ -337,7 +337,7 @@ class Committee:
 
 
 def committee(means, variances, log_evidences) -> Committee:
-    """Mix the predictive Gaussians N(μ_m, σ_m²) of M optima with weights ∝ exp(ln P(D|H_m)).
+    """A committee (MacKay §5.3): the predictive Gaussians N(μ_m, σ_m²) of M optima, weights ∝ exp(ln P(D|H_m)).
 
     Parameters
     ----------

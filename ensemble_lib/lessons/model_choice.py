@@ -7,7 +7,7 @@ Barber & Bishop (1998) §2.2 (F*, a strict lower bound on ln P(D)).
 * :func:`polynomial_occam`: Occam's razor where everything is exact — polynomial models of
   degree 0 … 7 (linear in the weights) with Gamma hyperpriors: the exact ln P(D) (quadrature over
   ln α, ln β; :func:`~ensemble_lib.inference.model_comparison.exact_log_evidence`), MacKay's
-  eq. (30) and the ensemble's bound F* (full covariance, :func:`~ensemble_lib.fit_ensemble`);
+  MacKay (30) and the ensemble's bound F* (full covariance, :func:`~ensemble_lib.fit_ensemble`);
 * :func:`toy_occam`: the 2-weight toy at fixed α, β: exact ln P(D|α,β) by quadrature, Laplace's
   (20) with the mirror factor 2, and the full-covariance bound F;
 * :func:`size_rows`, :func:`plot_model_size`, :func:`plot_ard`, :func:`committee_rows`: the
@@ -68,7 +68,7 @@ def polynomial_design(x, degree: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class OccamRow:
-    """One model: exact ln P(D), eq. (30), the bound F*, and their gaps."""
+    """One model: exact ln P(D), MacKay (30), the bound F*, and their gaps."""
 
     label: str
     k: int
@@ -118,12 +118,12 @@ def format_occam(rows) -> str:
 
 
 def plot_occam(ax, rows, title: str = "", fixed: bool = False):
-    """Exact ln P(D), Laplace and the bound per model; ``fixed``: at fixed α, β (eq. (20), F)."""
+    """Exact ln P(D), Laplace and the bound per model; ``fixed``: at fixed α, β (MacKay (20), F)."""
     k = np.arange(len(rows))
     ax.plot(k, [r.log_evidence_exact for r in rows], "k-o",
             label="exact ln P(D|α,β)" if fixed else "exact ln P(D)")
     ax.plot(k, [r.log_evidence_laplace for r in rows], "C1--s",
-            label="Laplace, eq. (20) × 2 modes" if fixed else "Laplace, eq. (30)")
+            label="Laplace, MacKay (20) × 2 modes" if fixed else "Laplace, MacKay (30)")
     ax.plot(k, [r.bound for r in rows], "C0-^", label="bound F (full Q)" if fixed else "bound F*")
     ax.set_xticks(k, [r.label.split()[-1] for r in rows])
     ax.set_ylabel("nats")
@@ -168,7 +168,7 @@ def plot_model_size(axes, result: dict, dataset: str) -> None:
     rows = size_rows(result, dataset)
     H = np.array([r["H"] for r in rows])
     ax1, ax2 = axes
-    _errorbar(ax1, H, rows, "log_evidence", fmt="C1-s", label="Laplace ln P(D|H), eq. (30)")
+    _errorbar(ax1, H, rows, "log_evidence", fmt="C1-s", label="Laplace ln P(D|H), MacKay (30)")
     _errorbar(ax1, H, rows, "bound", fmt="C0-^", label="ensemble bound F*")
     ax1.set_xlabel("hidden units H")
     ax1.set_ylabel("nats")

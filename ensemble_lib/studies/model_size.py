@@ -261,7 +261,7 @@ def run_split(dataset: str, config: ModelSizeConfig, index: int) -> dict:
             m, v = laplace_error_bars(post, run.final.mean, run.final.hessian, run.final.beta, Xte)
             try:
                 members.append((H, model_log_evidence(run).log_evidence, m, v))
-            except ValueError:  # gamma <= 0 or N - gamma <= 0: eq. (30) undefined, not a member
+            except ValueError:  # gamma <= 0 or N - gamma <= 0: MacKay (30) undefined, not a member
                 pass
         rows.append(row)
     out = {"index": index, "sizes": rows, "baseline_mse": float(np.mean(split.y_test ** 2))}
