@@ -206,8 +206,8 @@ from ensemble_lib.lessons import PANELS  # noqa: E402
 import ipywidgets as w  # noqa: E402
 
 _SLIDERS = (w.IntSlider, w.FloatSlider, w.FloatLogSlider)
-#: The panels these checks cover: lessons 1-5 (a newer lesson's panel joins when it is sized for them).
-CHECKED = [n for n, (_, nb) in PANELS.items() if nb[:2] in {"01", "02", "03", "04", "05"}]
+#: The panels these checks cover: every registered panel.
+CHECKED = list(PANELS)
 
 
 def _ends(ctl) -> list:

@@ -328,6 +328,9 @@ class PriorFunctionsPanel(FigurePanel):
         ax.set_xlabel("input x")
         ax.set_ylabel("f(x)")
         ax.set_title("H = 1000: functions from the prior")
+        # the panel lays its figure out once: lay it out for the widest y tick labels it will show
+        # (the smallest output scale, ticks like −0.10), so that f(x) stays inside at every setting
+        ax.set_ylim(-0.11, 0.11)
         s = FigurePanel.slider
         controls = {
             "H": s("hidden units H", 10, 1, 400),
