@@ -446,6 +446,7 @@ def _history(records, fam, theta, family, n_samples, step_size, schedule, tau, k
 
 
 __all__ = [
-    "SVIHistory", "Settling", "SVI_FAMILIES", "SCHEDULES", "svi_fit", "svi_stream", "reparam_gradient", "toy_grad_batch",
+    "SVIHistory", "Settling", "SVI_FAMILIES", "SCHEDULES", "svi_fit", "svi_stream", "reparam_gradient",
+    "toy_grad_batch",
     "grad_log_unnorm_batch", "scale_matrix", "step_sizes", "default_start",
 ]

@@ -631,9 +631,22 @@ class Panel:
         self.page.mouse.move(x1, y0)
         duration = 1000.0 * (time.perf_counter() - t0)
         during = self.page.evaluate("() => window.__frames.length")
+        # a panel whose step takes longer than the drag (lesson 4 fits networks: a second or
+        # more on a loaded machine) may have drawn nothing yet: the hand then stays down at the
+        # end of the track until its first frame, so that a figure that follows the hand is told
+        # from one that waits for the release (``before_release``; ``fps`` counts the drag only)
+        held = 0.0
+        if during == 0:
+            t1 = time.perf_counter()
+            with contextlib.suppress(Exception):
+                self.page.wait_for_function("() => window.__frames.length > 0", timeout=UPDATE_MS,
+                                            polling=50)
+            held = 1000.0 * (time.perf_counter() - t1)
+        before_release = self.page.evaluate("() => window.__frames.length")
         self.page.mouse.up()
         return {"moves": moves + 1, "during": int(during), "duration_ms": round(duration, 1),
-                "fps": round(1000.0 * during / duration, 1)}
+                "fps": round(1000.0 * during / duration, 1), "before_release": int(before_release),
+                "held_ms": round(held, 1)}
 
     def settle(self, quiet_ms: int = 500, timeout: int = UPDATE_MS) -> None:
         """Wait until the kernel is idle and the figure has not changed for ``quiet_ms``.

@@ -231,8 +231,10 @@ def latency_report(browser, request):
     if S.DRAGS:
         lines += ["", "## Frames during a one-second drag", "",
                   "A scripted drag (mouse down, as many moves as the browser takes in one second across "
-                  "most of the track, mouse up) on the first slider of each panel; frames = distinct figure images the page "
-                  "received while the button was down (reported, not asserted; target ≥ 10 per second).", "",
+                  "most of the track, mouse up) on the first slider of each panel; frames = distinct "
+                  "figure images the page received during that second (reported, not asserted; target "
+                  "≥ 10 per second). A panel with no frame by then is held at the end of the track "
+                  "until its first one (the test asserts only a frame before the release).", "",
                   "| notebook | panel | slider | mouse moves | frames | drag ms | frames per second |",
                   "|---|---|---|---:|---:|---:|---:|"]
         for r in S.DRAGS:
