@@ -41,7 +41,13 @@ def test_split_0_smallest_network_is_re_derived_from_the_stored_configuration(st
     for a, b in zip(again["restarts"], old["restarts"]):
         for key in ("log_evidence_mp", "log_evidence", "test_mse", "alpha", "beta", "gamma"):
             assert a[key] == pytest.approx(b[key], rel=1e-7), key
-        assert a["active_units"] == b["active_units"] and a["best"] == b["best"]
+        assert a["active_units"] == b["active_units"]
+    # the best restart: the same optimum (restarts that reach one optimum tie to round-off, and
+    # which of them is flagged then depends on the library versions: make test-lowest differs)
+    (best_again,) = [r for r in again["restarts"] if r["best"]]
+    (best_old,) = [r for r in old["restarts"] if r["best"]]
+    for key in ("log_evidence_mp", "alpha", "beta"):
+        assert best_again[key] == pytest.approx(best_old[key], rel=1e-7), key
     for key in ("bound", "test_mse", "alpha", "beta"):
         assert again["ensemble"][key] == pytest.approx(old["ensemble"][key], rel=1e-6), key
 
