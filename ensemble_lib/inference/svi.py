@@ -335,31 +335,15 @@ def svi_stream(
 
     Parameters
     ----------
-    post : RegressionPosterior
-        Needs ``log_unnorm``/``grad`` (and ``log_Z`` for the exact KL record),
-        e.g. a :class:`~ensemble_lib.ToyPosterior`.
-    family : {"full", "diagonal"}
-        Covariance family of Q (Cholesky factor with log-diagonal, or diagonal).
-    rng : numpy.random.Generator
-        Source of the draws ε; the run is a deterministic function of its state.
-    n_samples : int
-        Draws S per step (1 to 4096).
-    step_size : float
-        Adam's step a, in (0, 1].
-    schedule : {"fixed", "decaying"}
-        Constant a, or ρ_t = a/(1 + t/τ)^κ.
-    n_iter : int
-        Number of steps (1 to 10⁶).
-    tau, kappa : float
-        Decay time τ > 0 and exponent κ in (0.5, 1] of the decaying schedule.
-    kl_every : int
-        Record the exact KL every this many steps (≥ 1).
-    init : (mean, cov), optional
-        Starting Q; default :func:`default_start`.
+    post, family, rng, n_samples, step_size, schedule, n_iter, tau, kappa, kl_every, init
+        As for :func:`svi_fit`.
+    yield_every : int, optional
+        Steps between the items yielded before the last (None: only the final history).
 
-    Returns
-    -------
+    Yields
+    ------
     SVIHistory
+        The history so far; the last item is the whole run.
 
     Raises
     ------
@@ -370,9 +354,7 @@ def svi_stream(
 
     Notes
     -----
-    Objective: Barber & Bishop (1998) eqs (16)–(20); estimator: see the module
-    docstring. Adam: ``m ← β₁m + (1−β₁)g``, ``v ← β₂v + (1−β₂)g²``,
-    ``θ ← θ − ρ_t m̂/(√v̂ + ε)`` with bias-corrected m̂, v̂.
+    The objective, the estimator and Adam are :func:`svi_fit`'s.
     """
     post = check.posterior("post", post)
     family = check.choice("family", family, SVI_FAMILIES)
