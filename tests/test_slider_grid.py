@@ -76,3 +76,30 @@ def test_a_snapped_q_stays_the_fit_when_the_front_end_rounds_its_sliders():
         ctl = p.controls[name]
         ctl.set_state({"value": grid_value(ctl, ctl.value)})
     assert p.controls["snap"].value == "laplace" and p.update().kl == pytest.approx(p.fits.laplace.kl, abs=1e-12)
+
+
+def test_two_threads_never_draw_a_panel_at_the_same_time():
+    """matplotlib's FreeType text rendering is not thread-safe, and a kernel may handle widget
+    messages on a subshell's thread: a panel's draw and render hold one lock."""
+    import threading
+    import time
+
+    p = ToyExplorer()
+    first = p.update()
+    inside, overlap = [0], [0]
+    draw = p.draw
+
+    def slow_draw(state):
+        inside[0] += 1
+        overlap[0] = max(overlap[0], inside[0])
+        time.sleep(0.05)
+        draw(state)
+        inside[0] -= 1
+
+    p.draw = slow_draw
+    threads = [threading.Thread(target=p._show, args=(first,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlap[0] == 1 and p.last_error is None

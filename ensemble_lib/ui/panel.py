@@ -73,6 +73,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -104,6 +105,13 @@ COALESCE_MAX_WAIT_S = 0.1
 
 
 _NUMERIC_SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
+
+
+#: Held while a panel draws and renders. matplotlib's text rendering (FreeType) is not
+#: thread-safe, and ipykernel 7 may handle widget messages on a subshell's thread while another
+#: thread draws (a clean-clone browser run saw FreeType fail mid-drag, "invalid outline" and
+#: "raster overflow", in lesson 5's stream): every panel step draws under this one lock.
+DRAW_LOCK = threading.RLock()
 
 
 def _running_loop():
@@ -629,12 +637,13 @@ class FigurePanel:
                 self.status.value = ""
 
     def _show(self, state) -> None:
-        """Draw ``state``, render it into the image, write its readout."""
-        self.draw(state)
-        self.image.value = self.render()
-        self.readout.value = self.format_readout(state)
-        self.last_error = None
-        self.state = state
+        """Draw ``state``, render it into the image, write its readout (under :data:`DRAW_LOCK`)."""
+        with DRAW_LOCK:
+            self.draw(state)
+            self.image.value = self.render()
+            self.readout.value = self.format_readout(state)
+            self.last_error = None
+            self.state = state
 
     def _continue_later(self, states) -> None:
         loop = _running_loop()
