@@ -40,6 +40,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -577,10 +578,29 @@ class Panel:
         return "ArrowLeft" if now >= top - 1e-9 else "ArrowRight"
 
     def key_step(self, slider, key: str | None = None) -> None:
+        """Press ``key`` on the focused handle, as a user tabbing to the slider would.
+
+        If nothing in the panel has moved 5 s after the press (no slider position, value
+        box, figure or busy mark), the key did not take: a clean-clone run once saw a
+        press right after a drag leave every value where it was, the front end's slider
+        one grid step away from the value it had sent. The press is then made once more,
+        with a warning, and the caller's test judges the panel's answer as before.
+        """
         handle = slider.locator(".noUi-handle")
         key = key or self.step_key(slider)
-        handle.focus()
-        handle.press(key)
+        before = self.state()
+        for attempt in range(2):
+            handle.focus()
+            handle.press(key)
+            deadline = time.monotonic() + 5.0
+            while time.monotonic() < deadline:
+                now = self.state()
+                if now["values"] != before["values"] or now["src"] != before["src"] or now["busy"]:
+                    return
+                time.sleep(0.05)
+            if not attempt:
+                warnings.warn(f"{self.label}: {key} on slider {self.slider_name(slider)!r} moved "
+                              f"nothing in 5 s; pressed again", stacklevel=2)
 
     @staticmethod
     def choice_name(ctl) -> str:
