@@ -172,8 +172,10 @@ def test_a_panel_supplies_only_the_lesson_parts(name):
 
 def test_a_built_panel_shows_its_controls_figure_readout_and_status(panel):
     kids = panel.widget.children
-    assert kids[-3:] == (panel.image, panel.readout, panel.status)
-    shown = [c.children[0] if "panel-slider" in c._dom_classes else c for row in kids[:-3] for c in row.children]
+    # the last child is the hidden style sheet (FigurePanel's compact layout)
+    assert kids[-4:] == (panel.image, panel.readout, panel.status, panel._css)
+    assert panel._css.layout.display == "none" and panel._css.value.startswith("<style>")
+    shown = [c.children[0] if "panel-slider" in c._dom_classes else c for row in kids[:-4] for c in row.children]
     assert shown == list(panel.controls.values())
     for name, box in panel.boxes.items():  # each numeric slider with its value box beside it
         assert box.value == FigurePanel._formatted(panel.controls[name])

@@ -39,7 +39,15 @@ The base class owns the machinery:
   "computing…" in the status line;
 * helpers: :meth:`~FigurePanel.slider` (the one slider factory),
   :meth:`~FigurePanel.readout_table` (an HTML table) and
-  :meth:`~FigurePanel.replace_artists` (e.g. new contours for old).
+  :meth:`~FigurePanel.replace_artists` (e.g. new contours for old);
+* a compact layout (:data:`PANEL_CSS`), so that a panel with its controls,
+  figure, readout and status line fits on a 1366 × 768 screen in JupyterLab:
+  control rows that share their width (a slider's track takes what its label
+  and value box leave), toggle buttons as wide as their text, readout and status
+  lines at 1.35 × the font size (ipywidgets sets every HTML widget's line height
+  to a control's 28 px), a readout of label/value pairs two pairs to a row, and
+  the readout beside the figure where both fit side by side
+  (:attr:`~FigurePanel.readout_beside`). Font sizes stay JupyterLab's (13 px).
 
 Live sliders: how changes reach the kernel, and how they are coalesced
 -----------------------------------------------------------------------
@@ -105,6 +113,42 @@ COALESCE_MAX_WAIT_S = 0.1
 
 
 _NUMERIC_SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
+
+#: The panels' style sheet, in a hidden HTML widget of each panel (ipywidgets gives no other way
+#: to style a widget's inside; it works alike in JupyterLab, Voilà and the classic notebook).
+#: Everything is scoped to the class ``ensemble-panel``. Sizes are in em of the widgets' font
+#: (JupyterLab's 13 px), which is never made smaller.
+PANEL_CSS = """
+.ensemble-panel > .panel-controls { flex-wrap: wrap; column-gap: 1em; }
+.ensemble-panel > .panel-controls > * { flex: 1 1 auto; min-width: 0; }
+.ensemble-panel > .panel-controls > .panel-slider > .widget-slider { flex: 1 1 auto; width: auto; min-width: 0; }
+.ensemble-panel > .panel-controls > .panel-slider .slider-container { flex: 1 1 8em; min-width: 5em; }
+.ensemble-panel > .panel-controls > .panel-slider > .panel-value-box { flex: 0 0 6em; width: 6em; }
+.ensemble-panel > .panel-controls > .widget-toggle-buttons { display: flex; align-items: baseline;
+  flex: 0 0 auto; width: auto; }
+.ensemble-panel > .panel-controls > .widget-toggle-buttons > div { display: flex; flex-wrap: nowrap; }
+.ensemble-panel > .panel-controls .widget-toggle-button { width: auto; padding: 0 0.8em; }
+.ensemble-panel > .panel-controls > .widget-checkbox, .ensemble-panel > .panel-controls > .widget-dropdown {
+  flex: 0 1 auto; width: auto; }
+.ensemble-panel > .panel-controls > .widget-dropdown > select { flex: 0 1 auto; }
+.ensemble-panel > .panel-readout > .widget-html-content,
+.ensemble-panel > .panel-status > .widget-html-content { line-height: 1.35; }
+.ensemble-panel > .panel-status > .widget-html-content { min-height: 1.35em; }
+.ensemble-panel .panel-readout table { border-collapse: collapse; margin: 0.15em 0 0.25em; }
+.ensemble-panel .panel-readout th, .ensemble-panel .panel-readout td {
+  padding: 0.05em 1.2em 0.05em 0; text-align: left; vertical-align: top; }
+.ensemble-panel .panel-readout th { font-weight: 600; }
+.ensemble-panel .panel-readout td.panel-pair { padding-left: 1.2em; border-left: 1px solid #ddd; }
+.ensemble-panel.panel-readout-beside { display: grid; grid-template-columns: max-content minmax(0, 1fr);
+  column-gap: 1.5em; align-items: start; }
+.ensemble-panel.panel-readout-beside > :not(.widget-image):not(.panel-readout) { grid-column: 1 / -1; }
+"""
+
+#: Width (CSS px) of a notebook's output area on a 1366 px wide screen in JupyterLab with its file
+#: browser open (measured: 934 px); a readout narrower than this less the figure goes beside it.
+OUTPUT_WIDTH_PX = 930
+#: The narrowest readout column (CSS px) beside a figure (:attr:`FigurePanel.readout_beside`).
+READOUT_BESIDE_MIN_PX = 340
 
 
 #: Held while a panel draws and renders. matplotlib's text rendering (FreeType) is not
@@ -207,8 +251,10 @@ class FigurePanel:
     Attributes
     ----------
     widget : ipywidgets.VBox
-        What a notebook displays: the controls, the image, the readout, the status line.
-        Each numeric slider is shown in an ``HBox`` (class ``panel-slider``) with its box.
+        What a notebook displays: the controls, the image, the readout, the status line
+        (and a hidden style sheet, :data:`PANEL_CSS`). Controls come in rows of ``columns``
+        (``HBox``, class ``panel-controls``); each numeric slider is shown in an ``HBox``
+        (class ``panel-slider``) with its box.
     boxes : dict
         Slider name → the ``ipywidgets.Text`` showing its value, where a value can be typed.
     state : object
@@ -227,6 +273,10 @@ class FigurePanel:
     #: Encoding of the image widget: ``"png"`` (lines stay crisp: the default) or ``"jpeg"``
     #: (filled contours and densities: about ten times faster to encode, half the bytes).
     image_format: str = "png"
+    #: Show the readout to the right of the figure instead of under it: None (the default)
+    #: decides by the figure's width, beside it when at least :data:`READOUT_BESIDE_MIN_PX`
+    #: of :data:`OUTPUT_WIDTH_PX` are left for the readout.
+    readout_beside: bool | None = None
     _held = 0
     _dirty = False
     _flush_handle = None
@@ -272,7 +322,7 @@ class FigurePanel:
             if isinstance(ctl, _NUMERIC_SLIDERS):
                 ctl.readout = False
                 box = widgets.Text(value=self._formatted(ctl), continuous_update=False,
-                                   layout=widgets.Layout(width="7em"))
+                                   layout=widgets.Layout(width="6em"))
                 box.add_class("panel-value-box")
                 box.observe(lambda change, name=name: self._on_typed(name, change["new"]), names="value")
                 ctl.observe(lambda change, name=name: self._sync_box(name), names="value")
@@ -280,8 +330,19 @@ class FigurePanel:
                 items.append(widgets.HBox([ctl, box]).add_class("panel-slider"))
             else:
                 items.append(ctl)
-        rows = [widgets.HBox(items[i : i + columns]) for i in range(0, len(items), columns)]
-        self.widget = widgets.VBox([*rows, self.image, self.readout, self.status])
+        rows = [widgets.HBox(items[i : i + columns]).add_class("panel-controls")
+                for i in range(0, len(items), columns)]
+        self.readout.add_class("panel-readout")
+        self.status.add_class("panel-status")
+        # the style sheet comes last: the readout and the status line stay the panel's first HTML widgets
+        self._css = widgets.HTML(f"<style>{PANEL_CSS}</style>", layout=widgets.Layout(display="none"))
+        self.widget = widgets.VBox([*rows, self.image, self.readout, self.status, self._css])
+        self.widget.add_class("ensemble-panel")
+        beside = self.readout_beside
+        if beside is None:
+            beside = width + READOUT_BESIDE_MIN_PX <= OUTPUT_WIDTH_PX
+        if beside:
+            self.widget.add_class("panel-readout-beside")
         self._set_disabled(False)  # controls irrelevant at the start values are shown disabled
 
     # -- to be supplied by a lesson ---------------------------------------
@@ -375,16 +436,28 @@ class FigurePanel:
         return widgets.FloatSlider(value=value, min=lo, max=hi, step=0.1 if step is None else step, **kw)
 
     @staticmethod
-    def readout_table(rows: Iterable[Sequence], header: Sequence | None = None) -> str:
+    def readout_table(rows: Iterable[Sequence], header: Sequence | None = None, pairs: int | None = None) -> str:
         """An HTML table: an optional header row, then one row per item of ``rows``.
 
-        Every cell is converted with ``str`` and HTML-escaped.
+        Every cell is converted with ``str`` and HTML-escaped. Label/value pairs (``rows`` of
+        two cells, no ``header``) are set ``pairs`` to a table row, in columns (the first
+        half of ``rows`` down the left, the rest down the right): by default two when there
+        are four or more, which halves the readout's height (:data:`PANEL_CSS`).
         """
-        def cells(row, tag):
-            return "".join(f"<{tag}>{html.escape(str(c))}</{tag}>" for c in row)
+        def cells(row, tag, first=""):
+            return "".join(f"<{tag}{first if i == 0 else ''}>{html.escape(str(c))}</{tag}>"
+                           for i, c in enumerate(row))
 
+        rows = [tuple(r) for r in rows]
+        if pairs is None:
+            pairs = 2 if header is None and len(rows) >= 4 and all(len(r) == 2 for r in rows) else 1
+        pairs = max(1, int(pairs))
         head = f"<tr>{cells(header, 'th')}</tr>" if header else ""
-        body = "".join(f"<tr>{cells(row, 'td')}</tr>" for row in rows)
+        n = -(-len(rows) // pairs)  # table rows
+        body = "".join(
+            "<tr>" + "".join(cells(rows[k * n + i], "td", ' class="panel-pair"' if k else "")
+                             for k in range(pairs) if k * n + i < len(rows)) + "</tr>"
+            for i in range(n))
         return f"<table>{head}{body}</table>"
 
     @staticmethod

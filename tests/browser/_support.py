@@ -728,3 +728,99 @@ def stray_controls(page) -> list[str]:
             + '.widget-text, .widget-button, .widget-image, .jupyter-matplotlib')]
         .filter(e => !e.closest(sel))
         .map(e => e.className + ': ' + (e.innerText || '').slice(0, 80))""", PANEL_SELECTOR)
+
+
+# ---------------------------------------------------------------------------
+# Does a panel fit on a small laptop screen?
+# ---------------------------------------------------------------------------
+
+#: The screen every panel must fit on (issue 15, item 4): a 1366 × 768 laptop.
+SCREEN = (1366, 768)
+#: What the screen gives a maximised browser window's page: the desktop's taskbar or top panel
+#: (about 40 px) and the browser's tab strip and address bar (about 71 px) take 111 px of the
+#: height, nothing of the width. The test's viewport is therefore 1366 × 657.
+BROWSER_CHROME_PX = (0, 111)
+SMALL_VIEWPORT = (SCREEN[0] - BROWSER_CHROME_PX[0], SCREEN[1] - BROWSER_CHROME_PX[1])
+#: The smallest font size (CSS px) a panel may use for its labels, readout and status line.
+MIN_FONT_PX = 11.0
+
+# The visible notebook area (the notebook's scrolling box, without its scroll bars) and a panel's
+# extent in it: the union of the boxes of everything the panel shows (controls, image, readout,
+# status line), its image's shown and natural sizes, text that its box clips, and the smallest font.
+JS_PANEL_FIT = r"""
+(panel) => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const outer = w.content.node.querySelector('.jp-WindowedPanel-outer') || w.content.node;
+  const a = outer.getBoundingClientRect();
+  const area = {left: a.left + outer.clientLeft, top: a.top + outer.clientTop,
+                width: outer.clientWidth, height: outer.clientHeight};
+  let l = Infinity, t = Infinity, r = -Infinity, b = -Infinity, minFont = Infinity;
+  const clipped = [];
+  for (const e of [panel, ...panel.querySelectorAll('*')]) {
+    const cs = getComputedStyle(e);
+    if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const q = e.getBoundingClientRect();
+    if (q.width === 0 || q.height === 0) continue;
+    l = Math.min(l, q.left); t = Math.min(t, q.top); r = Math.max(r, q.right); b = Math.max(b, q.bottom);
+    const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (own) {
+      minFont = Math.min(minFont, parseFloat(cs.fontSize));
+      if ((e.scrollWidth > e.clientWidth + 1 && cs.overflowX !== 'visible')
+          || (e.scrollHeight > e.clientHeight + 1 && cs.overflowY !== 'visible'))
+        clipped.push(e.textContent.trim().slice(0, 60));
+    }
+  }
+  const img = panel.querySelector(':scope > .widget-image');
+  return {area, left: l, top: t, right: r, bottom: b, width: r - l, height: b - t,
+          min_font_px: minFont, clipped,
+          image: img ? {shown: [img.clientWidth, img.clientHeight],
+                        natural: [img.naturalWidth, img.naturalHeight]} : null,
+          sidebar_open: !!document.querySelector('#jp-left-stack:not(.lm-mod-hidden)')
+                        && document.querySelector('#jp-left-stack').offsetWidth > 0};
+}
+"""
+
+
+def panel_fit(panel: "Panel") -> dict:
+    """Where ``panel`` lies in the visible notebook area once scrolled to its top (see JS_PANEL_FIT).
+
+    Adds ``problems``: what does not fit (height, width, left or right edge), an image not
+    shown at its natural size (a panel must not fit by shrinking its figure), clipped text
+    and a font below :data:`MIN_FONT_PX`.
+    """
+    panel.loc.evaluate("e => e.scrollIntoView({block: 'start'})")
+    panel.page.wait_for_timeout(100)
+    m = panel.el.evaluate(JS_PANEL_FIT)
+    area, problems = m["area"], []
+    if m["height"] > area["height"] + 0.5:
+        problems.append(f"{m['height']:.0f} px tall, the notebook shows {area['height']:.0f} px "
+                        f"({m['height'] - area['height']:.0f} px too tall)")
+    if m["width"] > area["width"] + 0.5:
+        problems.append(f"{m['width']:.0f} px wide, the notebook shows {area['width']:.0f} px")
+    if m["left"] < area["left"] - 0.5 or m["right"] > area["left"] + area["width"] + 0.5:
+        problems.append(f"sticks out of the notebook: x from {m['left'] - area['left']:.0f} to "
+                        f"{m['right'] - area['left']:.0f} px of {area['width']:.0f}")
+    img = m["image"]
+    if img and any(abs(s - n) > 1 for s, n in zip(img["shown"], img["natural"])):
+        problems.append(f"image shown at {img['shown'][0]} × {img['shown'][1]} px, "
+                        f"rendered at {img['natural'][0]} × {img['natural'][1]}")
+    if m["clipped"]:
+        problems.append(f"clipped text: {m['clipped'][:4]}")
+    if m["min_font_px"] < MIN_FONT_PX:
+        problems.append(f"text at {m['min_font_px']:g} px (below {MIN_FONT_PX:g} px)")
+    m["problems"] = problems
+    return m
+
+
+#: the measured panel sizes at the small screen (test_every_panel_fits_a_1366x768_screen)
+PANEL_FIT_JSON = ARTIFACTS / "panel-fit.json"
+
+
+def record_panel_fit(notebook: str, rows: list[dict]) -> None:
+    """Add one notebook's measured panels to :data:`PANEL_FIT_JSON` (replacing its earlier rows)."""
+    data = json.loads(PANEL_FIT_JSON.read_text()) if PANEL_FIT_JSON.exists() else {
+        "screen": list(SCREEN), "browser_chrome_px": list(BROWSER_CHROME_PX),
+        "viewport": list(SMALL_VIEWPORT), "panels": []}
+    data["panels"] = [r for r in data["panels"] if r["notebook"] != notebook] + rows
+    PANEL_FIT_JSON.parent.mkdir(parents=True, exist_ok=True)
+    PANEL_FIT_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")

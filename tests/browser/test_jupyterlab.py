@@ -197,6 +197,49 @@ def test_panels_open_where_the_text_says(notebook):
     assert not problems, "\n".join(problems)
 
 
+def test_every_panel_fits_a_1366x768_screen(notebook):
+    """Each panel, as it opens, fits in the notebook area a 1366 × 768 laptop shows (issue 15, item 4).
+
+    The page is resized to :data:`_support.SMALL_VIEWPORT` (1366 × 657: the screen less
+    :data:`_support.BROWSER_CHROME_PX` for the browser's tab strip and address bar and the
+    desktop's taskbar), with JupyterLab's layout as it opened (menu, tab bar, notebook toolbar,
+    status bar, and the left sidebar if open). Each panel is scrolled to the top of the
+    notebook; the union of the boxes of its controls, image, readout and status line must
+    lie within the notebook's visible area, in width and in height, with its image shown at
+    its rendered size, no clipped text and no font below :data:`_support.MIN_FONT_PX`.
+    Measured sizes go to ``panel-fit.json`` and a screenshot of each panel in the window to
+    the artefacts. The page is set back to its size afterwards.
+    """
+    page = notebook["page"]
+    big = page.viewport_size
+    rows, problems = [], []
+    try:
+        page.set_viewport_size(dict(zip(("width", "height"), S.SMALL_VIEWPORT)))
+        page.wait_for_timeout(500)  # JupyterLab lays its panels out again on resize
+        for p in _panels(notebook):
+            p.wait_idle()
+            m = S.panel_fit(p)
+            area = m["area"]
+            shot = notebook["shots"] / f"{p.label}_fit_{S.SMALL_VIEWPORT[0]}x{S.SMALL_VIEWPORT[1]}.png"
+            page.screenshot(path=str(shot))
+            rows.append({"notebook": notebook["nb"].name, "panel": p.label,
+                         "width_px": round(m["width"]), "height_px": round(m["height"]),
+                         "area_px": [round(area["width"]), round(area["height"])],
+                         "image_px": m["image"]["shown"] if m["image"] else None,
+                         "min_font_px": m["min_font_px"], "sidebar_open": m["sidebar_open"],
+                         "problems": m["problems"]})
+            print(f"{notebook['nb'].name} {p.label}: {m['width']:.0f} × {m['height']:.0f} px in a "
+                  f"{area['width']:.0f} × {area['height']:.0f} px notebook area"
+                  + (f": {'; '.join(m['problems'])}" if m["problems"] else ""))
+            problems += [f"{p.label}: {x}" for x in m["problems"]]
+    finally:
+        page.set_viewport_size(big)
+    S.record_panel_fit(notebook["nb"].name, rows)
+    assert not problems, (f"{notebook['nb'].name}: panels that do not fit a {S.SCREEN[0]} × {S.SCREEN[1]} "
+                          f"screen (viewport {S.SMALL_VIEWPORT[0]} × {S.SMALL_VIEWPORT[1]}):\n"
+                          + "\n".join(problems))
+
+
 def test_solution_answers_stay_folded_after_run_all(notebook):
     """Run All runs every solution and JupyterLab expands a collapsed output when its cell runs;
     the answer must still be behind its closed "Solution k (click to show)" block."""
