@@ -230,13 +230,29 @@ class _DemoPlot:
         self.ax.legend(handles, labels, loc="lower right", fontsize=7)
 
 
+#: :func:`demo_fit` on the default data (:func:`demo_data`), by :func:`_memo_key`: shared by the
+#: figure and every panel on that data. A fit is a deterministic function of its settings (its
+#: generator is ``default_rng(DEMO_SEED)``), so a panel built after the figure, or a second panel,
+#: takes the fits already made instead of repeating them.
+_DEFAULT_DATA_FITS: dict = {}
+
+
+def _memo_key(n_hidden, rank, alpha, adapt) -> tuple:
+    """One demo fit's settings as a dictionary key (α is ignored when it is adapted)."""
+    return (int(n_hidden), int(rank), None if adapt else round(math.log10(alpha), 6), bool(adapt))
+
+
 def demo_figure(state: DemoState | None = None, data=None):
     """The static 1-D demo at the default slider values (``figures/network_1d_demo.png``)."""
     from ..ui.plotting import new_figure
 
     x, t = demo_data() if data is None else data
     if state is None:
-        state = demo_fit(x, t, **DEMO_DEFAULTS, rng=np.random.default_rng(DEMO_SEED))
+        key = _memo_key(**DEMO_DEFAULTS)
+        memo = _DEFAULT_DATA_FITS if data is None else {}
+        if key not in memo:
+            memo[key] = demo_fit(x, t, **DEMO_DEFAULTS, rng=np.random.default_rng(DEMO_SEED))
+        state = memo[key]
     fig, ax = new_figure(7.0, 4.0)
     _DemoPlot(ax, x, t, load_hmc_demo()).update(state)
     return fig, state
@@ -275,7 +291,8 @@ def explain_note(note: str) -> str:
 class Network1DPanel(FigurePanel):
     """Sliders H, s, α and an "adapt hyperparameters" box; ensemble vs Laplace error bars.
 
-    Every fit is memoised, so returning to a setting costs only the redraw.
+    Every fit is memoised, so returning to a setting costs only the redraw; on the default
+    data the memo is shared with :func:`demo_figure` and every other such panel.
     With "adapt" ticked the α slider is ignored (α, β are inferred).
 
     Parameters
@@ -293,7 +310,7 @@ class Network1DPanel(FigurePanel):
         from ..ui.plotting import new_figure
 
         self.x, self.t = demo_data() if data is None else data
-        self._memo: dict = {}
+        self._memo: dict = _DEFAULT_DATA_FITS if data is None else {}
         fig, ax = new_figure(7.0, 3.8)
         self.plot = _DemoPlot(ax, self.x, self.t, load_hmc_demo())
         d = DEMO_DEFAULTS
@@ -316,7 +333,7 @@ class Network1DPanel(FigurePanel):
         rank = check.integer("rank", rank, low=S_RANGE[0], high=S_RANGE[1])
         alpha = check.precision("alpha", alpha)
         adapt = check.flag("adapt", adapt)
-        key = (int(n_hidden), int(rank), None if adapt else round(math.log10(alpha), 6), bool(adapt))
+        key = _memo_key(n_hidden, rank, alpha, adapt)
         if key not in self._memo:
             self._memo[key] = demo_fit(self.x, self.t, n_hidden, rank, alpha, adapt,
                                        rng=np.random.default_rng(DEMO_SEED))
