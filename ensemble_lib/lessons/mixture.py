@@ -338,7 +338,8 @@ class MixtureExplorer(FigurePanel):
     image_format = "jpeg"
 
     def __init__(self):
-        fig, axes = new_figure(9.0, 3.9, ncols=2, gridspec_kw={"width_ratios": [1.2, 1.0]})  # 900 x 390 px
+        # 900 x 340 px: with its controls and table within a 1366 x 768 screen's notebook
+        fig, axes = new_figure(9.0, 3.4, ncols=2, gridspec_kw={"width_ratios": [1.2, 1.0]})
         self.ax, self.ax_kl = axes
         self._contours = []
         self._posterior = None  # the posterior the contours, axes and KL range are drawn for
@@ -449,14 +450,14 @@ class MixtureExplorer(FigurePanel):
             rows.append((f"{K}{mark}", fq, *fb))
         table = self.readout_table(rows, header=("K", "KL(Q‖P), H by quadrature", "KL(Q‖P), H bounded",
                                                  "KL the bound claims", "lower bound on ln P(D)"))
-        text = (table + f"ln P(D | α, β) = {comp.posterior.log_evidence:.4f} (exact); "
-                f"KL(K=1) − ln 2 = {comp.quadrature.kl[0] - np.log(2.0):.4f}; "
-                f"mirror overlap ρ = {comp.rho:.2g}")
-        if not state.complete:
+        note = ""
+        if not state.complete:  # on the line under the table (the readout keeps its height)
             n = min(len(q), len(b)) + 1
             which = "H by quadrature" if len(q) < n else "H bounded"
-            text = f"<p><b>fitting K = {n} of {comp.K_max}</b> ({which})… the table fills in</p>" + text
-        return text
+            note = f"<b>fitting K = {n} of {comp.K_max}</b> ({which})…; "
+        return (table + note + f"ln P(D | α, β) = {comp.posterior.log_evidence:.4f} (exact); "
+                f"KL(K=1) − ln 2 = {comp.quadrature.kl[0] - np.log(2.0):.4f}; "
+                f"mirror overlap ρ = {comp.rho:.2g}")
 
 
 # ---------------------------------------------------------------------------

@@ -269,7 +269,8 @@ class SVIExplorer(FigurePanel):
             t0 = time.perf_counter()
             self.optima[fam] = exact_fit(self.post, fam)
             self.exact_seconds[fam] = time.perf_counter() - t0
-        fig, (ax1, ax2) = new_figure(9.0, 3.6, ncols=2)
+        # 900 x 320 px: with its controls and readout within a 1366 x 768 screen's notebook
+        fig, (ax1, ax2) = new_figure(9.0, 3.2, ncols=2)
         self.ax_kl, self.ax_excess = ax1, ax2
         (self._line_kl,) = ax1.plot([1, PANEL_N_ITER], [1, 1], color=_COLOR[1], lw=1.1)
         self._opt_line = ax1.axhline(1.0, color="k", lw=1.0, ls=":", label="quadrature optimum")
@@ -345,11 +346,14 @@ class SVIExplorer(FigurePanel):
             ("mean KL over the last half", f"{h.tail_kl(0.5):.4f}"),
             ("quadrature optimum", f"{kl_opt:.4f}"),
             (f"gap to the optimum after {h.n_iter} steps (last-half mean − optimum)", f"{gap:.4f}"),
+        ]
+        # the two long rows one to a line, under the short ones set two to a line (FigurePanel)
+        wide = [
             ("settled? (mean KL of the last quarter − the quarter before, ± s.e.)", verdict),
             ("wall time: SVI steps / exact fit", f"{h.time_s[-1] * 1e3:.0f} ms / "
                                                   f"{self.exact_seconds[h.family] * 1e3:.0f} ms"),
         ]
-        return self.readout_table(rows)
+        return self.readout_table(rows) + self.readout_table(wide, pairs=1)
 
 
 # ---------------------------------------------------------------------------
