@@ -53,7 +53,7 @@ lab: $(STAMP)
 #  * the library and notebook tests on TEST_JOBS pytest-xdist workers, in the background and
 #    niced. --dist loadfile keeps each file on one worker: a notebook's cells run in one kernel, in
 #    order. One BLAS thread per worker. Its output goes to $(ARTIFACTS)/library-tests.log and is
-#    printed when it ends;
+#    printed when it ends, with its 25 slowest tests (where the 5-minute budget goes);
 #  * the real-browser suite, one process in the foreground (it starts JupyterLab and Voila and
 #    drives Chromium; Ctrl-C reaches it, so it stops its servers). It waits on the browser and the
 #    servers much of the time, so the niced run above uses the CPU it leaves; it keeps first call.
@@ -66,11 +66,11 @@ test: $(STAMP) browser-deps
 	$(BIN)/ruff check . || failed="$$failed ruff"; \
 	echo "== library and notebook tests: pytest-xdist -n $(TEST_JOBS), in the background (output when done)"; \
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 nice -n 10 \
-	  $(BIN)/python -m pytest -m "not browser" -n $(TEST_JOBS) --dist loadfile \
+	  $(BIN)/python -m pytest -m "not browser" -n $(TEST_JOBS) --dist loadfile --durations=25 \
 	  > $(ARTIFACTS)/library-tests.log 2>&1 & library=$$!; \
 	trap 'kill $$library 2>/dev/null; exit 130' INT TERM; \
 	echo "== browser tests"; \
-	$(BIN)/python -m pytest tests/browser || failed="$$failed browser"; \
+	$(BIN)/python -m pytest tests/browser --durations=15 || failed="$$failed browser"; \
 	echo "== library and notebook tests ($(ARTIFACTS)/library-tests.log)"; \
 	wait $$library || failed="$$failed library/notebooks"; \
 	cat $(ARTIFACTS)/library-tests.log; \
