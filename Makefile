@@ -58,7 +58,9 @@ lab: $(STAMP)
 #    drives Chromium; Ctrl-C reaches it, so it stops its servers). It waits on the browser and the
 #    servers much of the time, so the niced run above uses the CPU it leaves; it keeps first call.
 #    (Its latency report records the load average; for numbers from a quiet machine run
-#    `pytest tests/browser` alone.)
+#    `pytest tests/browser` alone.) Its servers, and so their kernels, get one BLAS thread too:
+#    with the cores busy, a second BLAS thread only spins: lesson 4's three factor fits took
+#    8.3 CPU-s with two BLAS threads on a loaded machine and 2.6 s with one.
 # The wall time (installs excluded) goes to $(ARTIFACTS)/make-test-time.json (`make bench` reports it).
 test: $(STAMP) browser-deps
 	@start=$$(date +%s); failed=""; mkdir -p $(ARTIFACTS); \
@@ -70,7 +72,8 @@ test: $(STAMP) browser-deps
 	  > $(ARTIFACTS)/library-tests.log 2>&1 & library=$$!; \
 	trap 'kill $$library 2>/dev/null; exit 130' INT TERM; \
 	echo "== browser tests"; \
-	$(BIN)/python -m pytest tests/browser --durations=15 || failed="$$failed browser"; \
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	  $(BIN)/python -m pytest tests/browser --durations=15 || failed="$$failed browser"; \
 	echo "== library and notebook tests ($(ARTIFACTS)/library-tests.log)"; \
 	wait $$library || failed="$$failed library/notebooks"; \
 	cat $(ARTIFACTS)/library-tests.log; \
