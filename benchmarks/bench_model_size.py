@@ -5,8 +5,8 @@ evidence framework from 2 random restarts and a diagonal ensemble from the best 
 (:func:`~ensemble_lib.studies.model_size.size_row`). The issue's target is 2 minutes per split
 (all eight sizes); the case here times H = 2 on Boston split 0 (a few seconds, so that the quick
 run in the tests stays short; H = 8 costs about 20 times as much). The whole-split times of the
-stored run are written by ``--times``. Lesson 6's panel (functions from the prior) has its slider
-step cases. Timings are reported, never asserted.
+stored run are written by ``--times``. Lesson 6's panels (functions from the prior; ARD with
+pure-noise inputs) have their slider step cases. Timings are reported, never asserted.
 """
 
 from __future__ import annotations
@@ -33,4 +33,6 @@ CASES = {
     "boston_size_row_H2": _case(2, 5_000.0),
     # one slider step of lesson 6's panel, compute and draw separately (benchmarks._panels)
     **panel_cases("PriorFunctionsPanel", "prior_functions_H", "H", [100, 101], 30.0),
+    # lesson 6's ARD panel: one more noise input (the stored hyperparameters, one Cholesky per model)
+    **panel_cases("NoiseInputsPanel", "noise_inputs_n", "n_noise", [10, 11], 30.0),
 }

@@ -252,3 +252,50 @@ def test_capped_class_is_reported_and_the_rest_converge():
                                           tol=1e-9, max_iter=2000)
     assert run.converged and run.capped.tolist() == [False, False, True]
     assert run.alphas_final[2] == 1e8 and "switched off" in run.notes[-1]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_closed_form_linear_iteration_matches_sklearn_ard(seed):
+    """linear_class_evidence (one Cholesky a step) = ARDRegression, set up as in the test above."""
+    from ensemble_lib.inference.ard import linear_class_evidence
+
+    X, y = _linear(100 + seed)
+    run = linear_class_evidence(LinearGaussianPosterior(X, y, 1.0, 1.0), [[i] for i in range(X.shape[1])],
+                                tol=1e-13, max_iter=10_000)
+    ard = ARDRegression(alpha_1=0.0, alpha_2=0.0, lambda_1=0.0, lambda_2=0.0, threshold_lambda=1e300,
+                        fit_intercept=False, tol=1e-12, max_iter=3000).fit(X, y)
+    assert run.converged and not np.any(run.capped)
+    np.testing.assert_allclose(run.alphas_final, ard.lambda_, rtol=1e-6)
+    assert run.beta_final == pytest.approx(ard.alpha_, rel=1e-6)
+    np.testing.assert_allclose(run.final.mean, ard.coef_, rtol=1e-6)
+    cov = X @ np.diag(1.0 / run.alphas_final) @ X.T + np.eye(len(y)) / run.beta_final
+    assert run.final.log_evidence == pytest.approx(stats.multivariate_normal(np.zeros(len(y)), cov).logpdf(y),
+                                                   abs=1e-8)
+
+
+def test_closed_form_linear_iteration_follows_the_general_one_step_by_step():
+    """Same trajectory (every α_c, β, γ_c, ln evidence) as class_evidence_reestimation's Laplace fits,
+    also when a class is switched off (a zero column: held at the limit, reported)."""
+    from ensemble_lib.inference.ard import linear_class_evidence
+
+    rng = np.random.default_rng(9)
+    X = np.column_stack([rng.normal(size=40), rng.normal(size=40), np.zeros(40), rng.normal(size=40)])
+    y = X[:, 0] - 0.5 * X[:, 1] + 0.2 * rng.normal(size=40)
+    lin = LinearGaussianPosterior(X, y, 1.0, 1.0)
+    classes = [[0], [1, 3], [2]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = class_evidence_reestimation(lin, classes, tol=1e-9, max_iter=2000)
+        b = linear_class_evidence(lin, classes, tol=1e-9, max_iter=2000)
+    # the Laplace fits' modes are found to round-off, so the last change may cross tol one step apart
+    n = min(a.n_iter, b.n_iter)
+    assert abs(a.n_iter - b.n_iter) <= 1 and a.converged and b.converged
+    assert b.capped.tolist() == a.capped.tolist() == [False, False, True] and "switched off" in b.notes[-1]
+    for key in ("alphas", "beta", "gammas", "log_evidence"):
+        np.testing.assert_allclose(getattr(b, key)[:n], getattr(a, key)[:n], rtol=1e-8, atol=1e-12, err_msg=key)
+    np.testing.assert_allclose(b.alphas_final, a.alphas_final, rtol=1e-8)
+    np.testing.assert_allclose(b.final.cov, a.final.cov, rtol=1e-7, atol=1e-14)
+    with pytest.raises(ValueError, match="post must be a linear model"):
+        linear_class_evidence(make_posterior(seed=0), [[0], [1]])
+    with pytest.raises(ValueError, match="classes"):
+        linear_class_evidence(lin, [[0], [1]])

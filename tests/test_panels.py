@@ -73,6 +73,11 @@ SPEC = {
         readout="quadrature optimum",
         numbers=lambda s: [f"{s.kl[0]:.4f}", f"{s.final_kl:.4f}", f"{s.tail_kl(0.5):.4f}"],
         bad=("step_size", -0.1, "step_size")),
+    "NoiseInputsPanel": dict(
+        moves=[("n_noise", 10), ("seed", 3), ("n_noise", 30), ("seed", 0), ("n_noise", 1)],
+        readout="noise inputs switched off",
+        numbers=lambda s: [f"ARD {s.test_mse:.4f}", f"one α {s.one_alpha_test_mse:.4f}"],
+        bad=("n_noise", -1, "n_noise must be an integer")),
     "PriorFunctionsPanel": dict(
         moves=[("H", 100), ("sd_in", 10.0), ("sd_bias", 0.5), ("scale_out", False), ("seed", 3)],
         readout="arcsine kernel",

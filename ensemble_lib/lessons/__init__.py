@@ -27,6 +27,7 @@ from .learning_path import LESSONS, Lesson
 from .mean_sigma import EnsemblePanel
 from .mixture import MixtureExplorer
 from .model_choice import PriorFunctionsPanel
+from .model_choice import NoiseInputsPanel
 from .networks import Network1DPanel
 from .stochastic_vi import SVIExplorer
 from .toy_posterior import ToyExplorer
@@ -39,9 +40,11 @@ PANELS = {
     "HyperIterationPanel": (HyperIterationPanel, "03_bound_and_hyperparameters.ipynb"),
     "Network1DPanel": (Network1DPanel, "04_ensemble_learning_for_networks.ipynb"),
     "SVIExplorer": (SVIExplorer, "05_deterministic_vs_stochastic_vi.ipynb"),
+    "NoiseInputsPanel": (NoiseInputsPanel, "06_choosing_the_model.ipynb"),
     "PriorFunctionsPanel": (PriorFunctionsPanel, "06_choosing_the_model.ipynb"),
     "MixtureExplorer": (MixtureExplorer, "07_mixture_of_gaussians.ipynb"),
 }
 
 __all__ = ["LESSONS", "Lesson", "PANELS", "BoundPanel", "EnsemblePanel", "HyperIterationPanel",
            "MixtureExplorer", "Network1DPanel", "PriorFunctionsPanel", "SVIExplorer", "ToyExplorer"]
+__all__ += ["NoiseInputsPanel"]

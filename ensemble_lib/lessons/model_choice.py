@@ -13,8 +13,15 @@ Barber & Bishop (1998) §2.2 (F*, a strict lower bound on ln P(D)).
 * :func:`size_rows`, :func:`plot_model_size`, :func:`plot_ard`, :func:`committee_rows`: the
   stored study (``figures/model_size.json``, :mod:`ensemble_lib.studies.model_size`);
 * :func:`pruning_demo`: MacKay §6 on a small network, beside OBD and a refit;
+  :func:`pruning_study_rows`, :func:`plot_pruning_study`: the stored Boston pruning study
+  (``figures/pruning_evidence.json``, :mod:`ensemble_lib.studies.pruning_evidence`);
+* :class:`NoiseInputsPanel` (:func:`noise_ard`): ARD of a linear model on Boston with a slider for
+  the number of pure-noise inputs appended (MacKay §7);
+* :func:`hyper_error_bar_demo`: MacKay §5.2.2's extra predictive variance beside the exact
+  integration over ln α, ln β (:func:`integrated_predictive`);
 * :class:`PriorFunctionsPanel`: functions drawn from the prior for H and each class's width;
-* :func:`write_figures`: ``model_size.png``, ``ard_boston.png``, ``occam_polynomial.png``.
+* :func:`write_figures`: ``model_size.png``, ``ard_boston.png``, ``occam_polynomial.png``,
+  ``hyper_error_bars.png``, ``pruning_evidence.png``.
 """
 
 from __future__ import annotations
@@ -395,6 +402,204 @@ def hyper_error_bar_figure(degree: int = 3):
 
 
 # ---------------------------------------------------------------------------
+# 3b. ARD with a slider for the number of pure-noise inputs (§7)
+# ---------------------------------------------------------------------------
+
+#: the α limit of the re-estimation: an input whose α_c runs to it is switched off
+ARD_LIMIT = check.PRECISION_RANGE[1]
+
+
+@dataclass(frozen=True)
+class NoiseARDState:
+    """Linear-model ARD on Boston with ``n_noise`` pure-noise inputs appended (MacKay (27), §7).
+
+    ``alphas``, ``gammas``, ``weights``, ``weight_sd``: per input (13 real, then the noise inputs),
+    the evidence's α_c, γ_c, w_MP and √(A⁻¹)_ii; ``one_alpha_weights``: w_MP with one α for all;
+    test errors of both (standardised targets) and, for reference, both without noise inputs.
+    """
+
+    n_noise: int
+    seed: int
+    names: tuple
+    alphas: np.ndarray
+    gammas: np.ndarray
+    weights: np.ndarray
+    weight_sd: np.ndarray
+    one_alpha_weights: np.ndarray
+    test_mse: float
+    one_alpha_test_mse: float
+    clean_test_mse: float
+    clean_one_alpha_test_mse: float
+
+    @property
+    def switched_off(self) -> np.ndarray:
+        """Inputs whose α_c ran to the limit (their weights are held at ≈ 0)."""
+        return self.alphas >= ARD_LIMIT
+
+    @property
+    def n_real(self) -> int:
+        return len(self.names) - self.n_noise
+
+
+@lru_cache(maxsize=512)
+def _noise_fit(n_noise: int, seed: int):
+    """(ARD state, one-α state, their test MSEs) at the stored hyperparameters."""
+    from ..studies import noise_inputs as NI
+
+    stored = NI.load_result()
+    config = NI.NoiseInputsConfig(**stored["config"])
+    row = stored["fits"][str(seed)][n_noise]
+    ard = NI.posterior_at(n_noise, seed, row["alphas"], row["beta"], config)
+    one = NI.posterior_at(n_noise, seed, row["one_alpha"]["alpha"], row["one_alpha"]["beta"], config)
+    _, Xte = NI.design(n_noise, seed, config)
+    y_test = NI.boston_split(config)[4]
+    return (ard, one, float(np.mean((Xte @ ard.mean - y_test) ** 2)),
+            float(np.mean((Xte @ one.mean - y_test) ** 2)))
+
+
+def noise_ard(n_noise: int = 3, seed: int = 0) -> NoiseARDState:
+    """ARD (one α per input, MacKay (27)) of a linear model on Boston with ``n_noise`` noise inputs.
+
+    A linear model, not the network of the stored study, and its hyperparameters precomputed for
+    every setting (``figures/ard_noise_inputs.json``, :mod:`ensemble_lib.studies.noise_inputs`): from
+    some starts MacKay's iteration needs thousands of steps, too many for a slider. The weights,
+    error bars and test errors at those α_c, β are one Cholesky factorisation each. Beside it the
+    same model with one α. ``n_noise`` in [0, 30], ``seed`` (of the noise) in [0, 4].
+    """
+    from ..studies import noise_inputs as NI
+
+    stored = NI.load_result()
+    cfg = stored["config"]
+    n_noise = check.integer("n_noise", n_noise, low=0, high=cfg["n_max"])
+    seed = check.integer("seed", seed, low=0, high=cfg["n_seeds"] - 1)
+    names = NI.boston_split()[0] + tuple(f"n{j + 1}" for j in range(n_noise))
+    ard, one, mse, mse1 = _noise_fit(n_noise, seed)
+    _, _, mse0, mse01 = _noise_fit(0, seed)
+    return NoiseARDState(n_noise=n_noise, seed=seed, names=names, alphas=ard.alphas.copy(),
+                         gammas=ard.gammas.copy(), weights=ard.mean.copy(), weight_sd=np.sqrt(np.diag(ard.cov)),
+                         one_alpha_weights=one.mean.copy(), test_mse=mse, one_alpha_test_mse=mse1,
+                         clean_test_mse=mse0, clean_one_alpha_test_mse=mse01)
+
+
+#: the most noise inputs the panel appends (the stored table's n_max)
+NOISE_MAX = 30
+
+
+def _feature_names() -> tuple:
+    from ..studies.noise_inputs import boston_split
+
+    return boston_split()[0]
+
+
+def noise_summary(ns: tuple = (1, 3, 5, 10, 20, 30)) -> list[dict]:
+    """Per number of noise inputs, over the stored noise seeds: the share of noise inputs switched off,
+    how many seeds have every noise α_c above every real α_c (strictly), ARD's test MSE beside one α's."""
+    from ..studies.noise_inputs import load_result
+
+    seeds = range(load_result()["config"]["n_seeds"])
+    out = []
+    for n in ns:
+        rows = [noise_ard(n, s) for s in seeds]
+        out.append({"n_noise": n, "n_seeds": len(rows),
+                    "off": [float(np.mean(r.switched_off[r.n_real:])) for r in rows],
+                    "every_noise_above_every_real": sum(bool(r.alphas[r.n_real:].min() > r.alphas[:r.n_real].max())
+                                                        for r in rows),
+                    "real_off": sorted({nm for r in rows for nm, o in zip(r.names, r.switched_off[: r.n_real]) if o}),
+                    "ard_mse": [r.test_mse for r in rows], "one_alpha_mse": [r.one_alpha_test_mse for r in rows]})
+    return out
+
+
+def format_noise_summary(rows) -> str:
+    lines = [f"{'noise':>5} {'switched off':>13} {'all noise > all real':>21} {'ARD better':>10} "
+             f"{'test MSE ARD':>14} {'test MSE one α':>15}"]
+    for r in rows:
+        better = sum(a < b for a, b in zip(r["ard_mse"], r["one_alpha_mse"]))
+        lines.append(f"{r['n_noise']:>5} {min(r['off']):6.0%}–{max(r['off']):<5.0%} "
+                     f"{r['every_noise_above_every_real']:>12} of {r['n_seeds']:<5} {better:>3} of {r['n_seeds']:<3} "
+                     f"{min(r['ard_mse']):.3f}–{max(r['ard_mse']):.3f} {min(r['one_alpha_mse']):8.3f}–"
+                     f"{max(r['one_alpha_mse']):.3f}")
+    real_off = sorted({n for r in rows for n in r["real_off"]})
+    lines.append("real inputs switched off in some seed: " + ", ".join(real_off))
+    return "\n".join(lines)
+
+
+class NoiseInputsPanel(FigurePanel):
+    """ARD on Boston with a slider for the number of pure-noise inputs appended (MacKay §7).
+
+    Top: each input's α_c (log scale; red: noise; the dashed line is the limit where an input is
+    switched off); bottom: its weight w_MP ± 2 s.d. with ARD (dots), and with one α (crosses). The
+    axes, ticks and labels never change (a slot per possible input), so only the bars and points
+    are redrawn (:attr:`~ensemble_lib.ui.panel.FigurePanel.blit`)."""
+
+    blit = True
+
+    def __init__(self):
+        from matplotlib.collections import LineCollection
+
+        fig, (ax1, ax2) = new_figure(8.8, 4.0, nrows=2, sharex=True)
+        self.ax1, self.ax2 = ax1, ax2
+        n_real = len(_feature_names())
+        n_all = n_real + NOISE_MAX
+        x = np.arange(n_all)
+        self._bars = list(ax1.bar(x, np.ones(n_all), color="C0", width=0.7))
+        ax1.axhline(ARD_LIMIT, color="0.4", ls="--", lw=1)
+        ax1.text(n_all - 0.5, ARD_LIMIT * 2.5, "limit: switched off", ha="right", va="bottom", fontsize=7,
+                 color="0.3")
+        ax1.set_yscale("log")
+        ax1.set_ylim(1e-1, 1e10)
+        ax1.set_ylabel("α_c")
+        ax1.set_title("ARD of a linear model on Boston: one α per input (red: pure noise)")
+        self._errs = ax2.add_collection(LineCollection(np.zeros((n_all, 2, 2)), colors="C0", linewidths=1))
+        self._pts = ax2.plot(x, np.zeros(n_all), "o", ms=3, color="C0", label="w_MP ± 2 s.d., ARD")[0]
+        self._one = ax2.plot(x, np.zeros(n_all), "kx", ms=4, label="w_MP, one α")[0]
+        ax2.axhline(0.0, color="0.6", lw=0.8)
+        ax2.set_ylim(-0.8, 0.8)
+        ax2.set_ylabel("weight")
+        ax2.legend(fontsize=7, loc="upper right", ncol=2)
+        ax2.set_xticks(x, list(_feature_names()) + [f"n{j + 1}" for j in range(NOISE_MAX)], rotation=90,
+                       fontsize=7)
+        ax2.set_xlim(-0.6, n_all - 0.4)
+        s = FigurePanel.slider
+        controls = {
+            "n_noise": s("pure-noise inputs", 3, 1, NOISE_MAX),
+            "seed": s("noise seed", 0, 0, 4),
+        }
+        super().__init__(controls, fig)
+
+    def animated_artists(self) -> list:
+        """The bars, the error bars and the two sets of points."""
+        return [*self._bars, self._errs, self._pts, self._one]
+
+    def compute(self, n_noise, seed):
+        return noise_ard(n_noise, seed)
+
+    def draw(self, state: NoiseARDState) -> None:
+        n = len(state.names)
+        for j, bar in enumerate(self._bars):
+            bar.set_visible(j < n)
+            if j < n:
+                bar.set_height(state.alphas[j])
+                bar.set_color("C3" if j >= state.n_real else "C0")
+        x = np.arange(n)
+        lo, hi = state.weights - 2 * state.weight_sd, state.weights + 2 * state.weight_sd
+        self._errs.set_segments(np.stack([np.column_stack([x, lo]), np.column_stack([x, hi])], axis=1))
+        self._pts.set_data(x, state.weights)
+        self._one.set_data(x, state.one_alpha_weights)
+
+    def format_readout(self, state: NoiseARDState) -> str:
+        off = state.switched_off
+        real_off = [nm for nm, o in zip(state.names[: state.n_real], off[: state.n_real]) if o]
+        noise_on = state.alphas[state.n_real:][~off[state.n_real:]]
+        kept = (f"; the others have α_c = {', '.join(f'{a:.4g}' for a in np.sort(noise_on))}"
+                if noise_on.size else "")
+        return (f"{int(np.sum(off[state.n_real:]))} of {state.n_noise} noise inputs switched off "
+                f"(α_c at the limit 1e8){kept}; real inputs switched off too: "
+                f"{', '.join(real_off) or 'none'}. Test MSE: ARD {state.test_mse:.4f}, one α "
+                f"{state.one_alpha_test_mse:.4f} (without noise inputs: {state.clean_test_mse:.4f}, "
+                f"{state.clean_one_alpha_test_mse:.4f}).")
+
+
+# ---------------------------------------------------------------------------
 # 5. Pruning by evidence (§6)
 # ---------------------------------------------------------------------------
 
@@ -427,6 +632,71 @@ def format_pruning(rows) -> str:
     for r in rows:
         lines.append(f"{r[0]:<14} {r[1]:9.3f} {r[2]:9.3f} {r[3]:7.3f} {r[4]:10.3f} {r[5]:9.3f}")
     return "\n".join(lines)
+
+
+def pruning_study_rows(result: dict) -> list[dict]:
+    """Per split of the stored Boston pruning study (``figures/pruning_evidence.json``): where §6 says
+    stop (``stop``: deletions made), and there, for the evidence's order and OBD's, the refitted log
+    evidence and test MSE; the full network's; §6's predicted total change beside the refits'."""
+    rows = []
+    for s in result["splits"]:
+        ev, ob = s["sequences"]["evidence"], s["sequences"]["obd"]
+        k = ev["stop_step"]
+        if not k:
+            continue
+        e, o = ev["steps"][k - 1], ob["steps"][k - 1]
+        rows.append({"split": s["index"], "k": s["k"], "stop": k, "full_log_evidence": s["log_evidence"],
+                     "full_mse": s["test_mse"], "evidence_log_evidence": e["log_evidence"],
+                     "evidence_mse": e["test_mse"], "obd_log_evidence": o["log_evidence"], "obd_mse": o["test_mse"],
+                     "predicted_total": float(sum(x["predicted_change"] for x in ev["steps"][:k])),
+                     "refit_total": float(sum(x["refit_change"] for x in ev["steps"][:k])),
+                     "median_step_error": float(np.median([abs(x["predicted_change"] - x["refit_change"])
+                                                          for x in ev["steps"][:k]])),
+                     "output_weights_deleted": sum(s["weights"][x["weight"]].startswith("v")
+                                                   for x in ev["steps"][:k])})
+    return rows
+
+
+def format_pruning_study(rows) -> str:
+    lines = [f"{'split':>5} {'deleted':>9} {'ln ev: full':>11} {'evidence':>9} {'OBD':>8} {'MSE: full':>10} "
+             f"{'evidence':>9} {'OBD':>7} {'§6 predicted':>13} {'refits':>7}"]
+    for r in rows:
+        lines.append(f"{r['split']:>5} {r['stop']:>4} of {r['k']:<2} {r['full_log_evidence']:11.2f} "
+                     f"{r['evidence_log_evidence']:9.2f} {r['obd_log_evidence']:8.2f} {r['full_mse']:10.3f} "
+                     f"{r['evidence_mse']:9.3f} {r['obd_mse']:7.3f} {-r['predicted_total']:+13.2f} "
+                     f"{-r['refit_total']:+7.2f}")
+    return "\n".join(lines)
+
+
+def plot_pruning_study(axes, result: dict) -> None:
+    """Left: refitted ln evidence against deletions (both orders, every split; ◆ where §6 says stop);
+    right: test MSE against deletions."""
+    ax1, ax2 = axes
+    for s in result["splits"]:
+        c = f"C{s['index']}"
+        for m, ls in (("evidence", "-"), ("obd", ":")):
+            seq = [x for x in s["sequences"][m]["steps"] if "weight" in x]
+            n = np.arange(len(seq) + 1)
+            ax1.plot(n, [s["log_evidence"]] + [x["log_evidence"] for x in seq], ls, color=c,
+                     label=f"split {s['index']}, {'by evidence (§6)' if m == 'evidence' else 'by OBD saliency'}")
+            ax2.plot(n, [s["test_mse"]] + [x["test_mse"] for x in seq], ls, color=c)
+        k = s["sequences"]["evidence"]["stop_step"]
+        if k:
+            ax1.plot(k, s["sequences"]["evidence"]["steps"][k - 1]["log_evidence"], "D", color=c, ms=6)
+            ax2.plot(k, s["sequences"]["evidence"]["steps"][k - 1]["test_mse"], "D", color=c, ms=6)
+    ax1.set_xlabel("weights deleted")
+    ax1.set_ylabel("ln P(D|α,β) of the refitted network")
+    ax1.set_title("Boston, H = 4: pruning by evidence (—) and by OBD (···)")
+    ax1.legend(fontsize=6, ncol=2, loc="lower center")
+    ax2.set_xlabel("weights deleted")
+    ax2.set_ylabel("test MSE")
+    ax2.set_title("test error (◆: §6 says stop)")
+
+
+def pruning_study_figure(result: dict):
+    fig, axes = new_figure(11.0, 4.0, ncols=2)
+    plot_pruning_study(axes, result)
+    return fig, axes
 
 
 # ---------------------------------------------------------------------------
@@ -551,7 +821,8 @@ def occam_figure():
 
 
 def write_figures(outdir) -> list[Path]:
-    """``occam_polynomial.png``, and from the stored study ``model_size.png``, ``ard_boston.png``."""
+    """``occam_polynomial.png``, ``hyper_error_bars.png``, and from the stored studies ``model_size.png``,
+    ``ard_boston.png``, ``pruning_evidence.png``."""
     from ..studies.model_size import load_result
 
     outdir = Path(outdir)
@@ -560,15 +831,25 @@ def write_figures(outdir) -> list[Path]:
         result = load_result()
     except FileNotFoundError:
         return out
+    out.append(save_figure(hyper_error_bar_figure()[0], outdir / "hyper_error_bars.png"))
     out.append(save_figure(model_size_figure(result)[0], outdir / "model_size.png"))
     if any("ard" in s for s in result["datasets"].get("boston", {}).get("splits", [])):
         out.append(save_figure(ard_figure(result)[0], outdir / "ard_boston.png"))
+    try:
+        from ..studies.pruning_evidence import load_result as load_pruning
+
+        out.append(save_figure(pruning_study_figure(load_pruning())[0], outdir / "pruning_evidence.png"))
+    except FileNotFoundError:
+        pass
     return out
 
 
-__all__ = ["HyperErrorBarDemo", "OCCAM_PRIOR", "OccamRow", "PriorFunctionsPanel", "PriorState", "X_ERRORBARS",
-           "ard_arrays", "ard_figure", "committee_rows", "format_committees", "format_hyper_error_bars",
-           "format_occam", "format_pruning", "format_size", "hyper_error_bar_demo", "hyper_error_bar_figure",
-           "integrated_predictive", "model_size_figure", "occam_figure", "plot_ard", "plot_hyper_error_bars",
-           "plot_model_size", "plot_occam", "polynomial_data", "polynomial_design", "polynomial_occam",
-           "prior_functions", "prior_output_sd", "pruning_demo", "size_rows", "toy_occam", "write_figures"]
+__all__ = ["HyperErrorBarDemo", "NOISE_MAX", "NoiseARDState", "NoiseInputsPanel", "OCCAM_PRIOR", "OccamRow",
+           "PriorFunctionsPanel", "PriorState", "X_ERRORBARS", "ard_arrays", "ard_figure", "committee_rows",
+           "format_committees", "format_hyper_error_bars", "format_noise_summary", "format_occam",
+           "format_pruning", "format_pruning_study", "format_size", "hyper_error_bar_demo",
+           "hyper_error_bar_figure", "integrated_predictive", "model_size_figure", "noise_ard",
+           "noise_summary", "occam_figure", "plot_ard", "plot_hyper_error_bars", "plot_model_size",
+           "plot_occam", "plot_pruning_study", "polynomial_data", "polynomial_design", "polynomial_occam",
+           "prior_functions", "prior_output_sd", "pruning_demo", "pruning_study_figure", "pruning_study_rows",
+           "size_rows", "toy_occam", "write_figures"]

@@ -1,0 +1,194 @@
+"""Pruning Boston networks by the evidence (MacKay §6) beside pruning by saliency alone.
+
+MacKay (1995), "Probable networks", §6: at fixed α, β, deleting a weight s changes the log evidence by
+``saliency + Occam term`` (:func:`~ensemble_lib.inference.model_comparison.deletion_evidence`);
+"optimal brain damage" (OBD, LeCun et al.) ranks weights by the saliency ``½ A_ss w_s²`` alone.
+
+For each split (the Table-1 splits, :func:`~ensemble_lib.studies.table1.make_split`) an H-unit erf
+network is fitted by MacKay's evidence framework (:func:`~ensemble_lib.inference.network_fits.fit_evidence`,
+the best of ``n_restarts`` random starts). Then, with α and β held at that optimum's values (§6
+assumes them well determined), two greedy sequences delete one weight at a time, ``max_steps`` times:
+
+* ``evidence``: the weight whose deletion §6 predicts to raise the evidence most (the most negative
+  change); §6 says stop once every predicted change is positive (``stop_step``);
+* ``obd``: the weight of smallest OBD saliency.
+
+After each deletion the reduced network (the weight held at 0:
+:class:`~ensemble_lib.inference.model_comparison.SubsetPosterior`) is refitted by Laplace from
+§6's predicted optimum, and the study records §6's prediction, the refit's actual change of the
+Laplace log evidence (MacKay (20) without the symmetry factor, which deletions break), and the
+test error. ``python -m ensemble_lib.studies.pruning_evidence --run`` recomputes
+``figures/pruning_evidence.json`` (configuration and command stored; no wall times).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import _validation as check
+from ..inference.evidence import laplace_evidence
+from ..inference.hyperparameters import HyperparameterConvergenceWarning
+from ..inference.model_comparison import SubsetPosterior, deletion_evidence
+from ..inference.network_fits import fit_evidence
+from ..models.network import NetworkPosterior, network_output
+
+RESULT_FILE = "pruning_evidence.json"
+COMMAND = "python -m ensemble_lib.studies.pruning_evidence --run"
+METHODS = ("evidence", "obd")
+
+
+@dataclass(frozen=True)
+class PruningConfig:
+    """Boston splits ``0 … n_splits − 1`` (Table-1 ``seed``, ``n_train`` rows), networks of ``n_hidden``
+    units fitted by the evidence from ``n_restarts`` starts (``default_rng([seed, i, H, 7])``) to
+    ``evidence_tol``, then ``max_steps`` greedy deletions per method."""
+
+    n_splits: int = 3
+    n_hidden: int = 4
+    n_restarts: int = 2
+    evidence_tol: float = 1e-5
+    max_steps: int = 40
+    n_train: int = 128
+    seed: int = 0
+
+    def __post_init__(self):
+        check.integer("n_splits", self.n_splits, low=1, high=100)
+        check.integer("n_hidden", self.n_hidden, low=1, high=20)
+        check.integer("n_restarts", self.n_restarts, low=1, high=20)
+        check.positive("evidence_tol", self.evidence_tol)
+        check.integer("max_steps", self.max_steps, low=1, high=1000)
+        check.integer("n_train", self.n_train, low=10)
+        check.integer("seed", self.seed, low=0)
+
+    def as_dict(self) -> dict:
+        return {"n_splits": self.n_splits, "n_hidden": self.n_hidden, "n_restarts": self.n_restarts,
+                "evidence_tol": self.evidence_tol, "max_steps": self.max_steps, "n_train": self.n_train,
+                "seed": self.seed}
+
+
+def weight_names(feature_names, n_hidden: int) -> list[str]:
+    """``u<i>[input]`` for unit i's weight from each input (and ``bias``), then ``v<i>``."""
+    inputs = list(feature_names) + ["bias"]
+    return [f"u{i + 1}[{x}]" for i in range(n_hidden) for x in inputs] + [f"v{i + 1}" for i in range(n_hidden)]
+
+
+def _split(config: PruningConfig, index: int):
+    from .table1 import TableConfig, load_dataset, make_split
+
+    data = load_dataset("boston")
+    split, Xtr, Xte = make_split(data.X, data.y, TableConfig(n_train=config.n_train, seed=config.seed), index)
+    return data, split, Xtr, Xte
+
+
+def fit_network(config: PruningConfig, index: int):
+    """(posterior, the evidence run's final state, X_test, y_test, feature names) of split ``index``."""
+    data, split, Xtr, Xte = _split(config, index)
+    post = NetworkPosterior(Xtr, split.y_train, config.n_hidden, alpha=1.0, beta=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HyperparameterConvergenceWarning)
+        run = fit_evidence(post, np.random.default_rng([config.seed, index, config.n_hidden, 7]),
+                           n_restarts=config.n_restarts, tol=config.evidence_tol)
+    st = run.final
+    return post.with_hyperparameters(alpha=st.alpha, beta=st.beta), st, Xte, split.y_test, data.feature_names
+
+
+def prune_sequence(post, start_state, X_test, y_test, method: str, max_steps: int) -> dict:
+    """Greedy deletion by ``method`` (module docstring) from the mode ``start_state`` at the posterior's α, β."""
+    method = check.choice("method", method, METHODS)
+    H = post.n_hidden
+    keep = np.arange(post.dim)
+    full = laplace_evidence(post, start=start_state.mean)
+    mean, cov, hess, logev = full.mean, full.cov, full.hessian, full.log_evidence
+    steps, stop_step = [], None
+    for step in range(min(max_steps, post.dim - 1)):
+        dels = [deletion_evidence(mean, cov, 1.0 / post.alpha, j, hessian=hess) for j in range(keep.size)]
+        changes = np.array([d.evidence_change for d in dels])
+        if stop_step is None and np.all(changes > 0):
+            stop_step = step  # MacKay §6: every deletion now makes the model less probable
+        j = int(np.argmin(changes)) if method == "evidence" else int(np.argmin([d.obd for d in dels]))
+        d = dels[j]
+        new_keep = np.delete(keep, j)
+        sub = SubsetPosterior(post, new_keep)
+        try:
+            st = laplace_evidence(sub, start=np.delete(d.new_mean, j))
+        except (ValueError, np.linalg.LinAlgError) as exc:
+            steps.append({"step": step + 1, "failed": str(exc)})
+            break
+        pred = network_output(sub.embed(st.mean), X_test, H)
+        steps.append({"step": step + 1, "weight": int(keep[j]), "predicted_change": float(d.evidence_change),
+                      "saliency": float(d.saliency), "occam": float(d.occam), "obd": float(d.obd),
+                      "refit_change": float(logev - st.log_evidence), "log_evidence": float(st.log_evidence),
+                      "test_mse": float(np.mean((pred - y_test) ** 2))})
+        keep, mean, cov, hess, logev = new_keep, st.mean, st.cov, st.hessian, st.log_evidence
+    return {"method": method, "stop_step": stop_step, "steps": steps}
+
+
+def run_split(config: PruningConfig, index: int) -> dict:
+    post, st, Xte, yte, names = fit_network(config, index)
+    full = laplace_evidence(post, start=st.mean)
+    return {"index": index, "alpha": float(post.alpha), "beta": float(post.beta), "k": post.dim,
+            "weights": weight_names(names, config.n_hidden),
+            "log_evidence": float(full.log_evidence),
+            "test_mse": float(np.mean((network_output(full.mean, Xte, config.n_hidden) - yte) ** 2)),
+            "sequences": {m: prune_sequence(post, full, Xte, yte, m, config.max_steps) for m in METHODS}}
+
+
+def run_study(config: PruningConfig | None = None, n_jobs: int = 1, progress=None) -> dict:
+    from joblib import Parallel, delayed
+
+    from .._progress import report
+
+    config = PruningConfig() if config is None else config
+    if not isinstance(config, PruningConfig):
+        raise ValueError(f"config must be a PruningConfig, got {type(config).__name__}")
+    n_jobs = check.integer("n_jobs", n_jobs, low=1, high=64)
+    splits = []
+    for i, res in enumerate(Parallel(n_jobs=n_jobs)(delayed(run_split)(config, i) for i in range(config.n_splits))):
+        splits.append(res)
+        report(progress, i + 1, config.n_splits, what=f"split {i}")
+    return {"config": config.as_dict(), "command": COMMAND,
+            "units": "log evidences in nats (MacKay (20) at the full network's alpha, beta, no symmetry factor); "
+                     "MSE of targets standardised with the training mean and s.d.",
+            "splits": splits}
+
+
+def load_result(directory=None) -> dict:
+    from ..ui.figures import DEFAULT_OUTDIR
+
+    path = Path(DEFAULT_OUTDIR if directory is None else directory) / RESULT_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path.name} is missing: run `{COMMAND}`")
+    return json.loads(path.read_text())
+
+
+def main(argv=None) -> None:
+    import argparse
+    import sys
+
+    from ..ui.figures import DEFAULT_OUTDIR
+
+    parser = argparse.ArgumentParser(description="Pruning Boston networks by evidence and by OBD saliency")
+    parser.add_argument("--run", action="store_true", help="recompute and store the study")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--outdir", default=str(DEFAULT_OUTDIR))
+    args = parser.parse_args(argv)
+    if not args.run:
+        parser.error("nothing to do: pass --run")
+
+    def progress(done, total, what=None):
+        if what:
+            print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
+
+    result = run_study(n_jobs=args.jobs, progress=progress)
+    path = Path(args.outdir) / RESULT_FILE
+    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    print(f"{path.name} written", flush=True)
+
+
+if __name__ == "__main__":
+    main()
