@@ -3,6 +3,8 @@
 * the fits of lesson 1 to convergence on the 6-point paper-like preset:
   Laplace (eqs 9–12), diagonal, full and factor (s = 1, eq. 26) KL fits
   (the issue's target: ≤ 5 ms for diagonal and full);
+* the issue-14 reference for each family (plain scipy BFGS on a 20 × 20 Gauss–Hermite rule,
+  Laplace search included), and ``fit_all`` cold and warm-started (one explorer step's fits);
 * one slider step of lesson 1's :class:`~ensemble_lib.lessons.toy_posterior.ToyExplorer`
   (α and the data seed) and of lesson 5's :class:`~ensemble_lib.lessons.stochastic_vi.SVIExplorer`
   (step size), compute and draw timed separately and together
@@ -19,6 +21,7 @@ import numpy as np
 from ensemble_lib.inference.kl_fit import kl_fit
 from ensemble_lib.inference.laplace import laplace_fit
 from ensemble_lib.inference.svi import svi_fit
+from ensemble_lib.inference.toy_fits import fit_all
 from ensemble_lib.lessons.stochastic_vi import (DEFAULT_KAPPA, DEFAULT_STEP, DEFAULT_TAU,
                                                 LESSON_START, N_ITER)
 from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
@@ -55,19 +58,40 @@ def _laplace_step(post):
     laplace_fit(post)
 
 
-def _plain_bfgs_case():
-    """Issue 14's reference: scipy BFGS, exact gradient, 20 x 20 Gauss–Hermite rule, full Q.
+def _plain_bfgs_case(family="full", rank=None):
+    """Issue 14's reference: scipy BFGS, exact gradient, 20 x 20 Gauss–Hermite rule, Q of ``family``.
 
     From the same start as the library's default (the Laplace mode, variances 1/H_ii), the
-    Laplace search included; it reaches the library's full-covariance optimum (the KL of both
-    is in ``benchmarks/results/live-sliders-before-after-2026-11-24.md``).
+    Laplace search included; it reaches the library's optimum of that family (the KLs are in
+    ``benchmarks/results/``, from ``benchmarks/live_steps.py``).
     """
-    from .live_steps import plain_bfgs_full
+    from .live_steps import plain_bfgs_family, plain_bfgs_full
 
     def step(post):
-        plain_bfgs_full(post, laplace_fit(post, compute_kl=False).diagonal_start())
+        start = laplace_fit(post, compute_kl=False).diagonal_start()
+        if family == "full":
+            plain_bfgs_full(post, start)
+        else:
+            plain_bfgs_family(post, start, family, rank)
 
     return _posterior, step, None
+
+
+def _fit_all_case(warm: bool):
+    """Lesson 1's four fits (``fit_all``) cold, or warm-started from the fits at α 10^0.05 lower."""
+    previous = {}
+
+    def setup():
+        post = _posterior()
+        if warm and "fits" not in previous:
+            previous["fits"] = fit_all(make_posterior(**dict(PAPER_PRESET, alpha=PAPER_PRESET["alpha"]
+                                                              * 10**-0.05)))
+        return post
+
+    def step(post):
+        fit_all(post, previous=previous.get("fits") if warm else None)
+
+    return setup, step, None
 
 
 def _svi_case(n_samples, schedule, n_iter):
@@ -86,6 +110,11 @@ CASES = {
     "fit_full": _fit_case("full", target=FIT_TARGET_MS),
     "fit_factor_s1": _fit_case("factor", rank=1),
     "fit_full_plain_bfgs_reference": _plain_bfgs_case(),
+    "fit_diagonal_plain_bfgs_reference": _plain_bfgs_case("diagonal"),
+    "fit_factor_s1_plain_bfgs_reference": _plain_bfgs_case("factor", 1),
+    # one explorer step's fits: cold, and warm-started from the previous α (issue 14: ≤ 2 ms a fit)
+    "fit_all_cold": _fit_all_case(warm=False),
+    "fit_all_warm_step": _fit_all_case(warm=True),
     # one slider step of each panel
     **panel_cases("ToyExplorer", "toy_explorer_alpha", "alpha", [0.2, 0.2 * 10**0.05], PANEL_TARGET_MS,
                   make_panel=_toy_explorer_without_memory),

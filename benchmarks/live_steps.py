@@ -9,11 +9,13 @@
   every step, so no remembered result is timed; lesson 4's panel, whose step is a
   network fit of about a second, moves between two remembered settings instead
   (its cold step is timed on a few new settings);
-* lesson 1's fits from a cold start on the paper-like preset: ``fit_all`` (one step of
-  the explorer's computation), the library's full-covariance ``kl_fit`` with its default
-  starts, and a plain BFGS with the exact gradient on a 20 × 20 Gauss–Hermite rule
-  (:func:`plain_bfgs_full`, the issue's reference) from the Laplace diagonal start,
-  with the KL each reaches.
+* lesson 1's fits on the paper-like preset, side by side in the same rounds: per family
+  (diagonal, factor s = 1, full) the library's ``kl_fit`` from a cold start (its default
+  starts) against a plain BFGS with the exact gradient on a 20 × 20 Gauss–Hermite rule
+  (:func:`plain_bfgs_full`, :func:`plain_bfgs_family`, the issue's reference) from the
+  Laplace diagonal start, the Laplace search included in both, with the KL each reaches;
+  ``fit_all`` (one explorer step's four fits) cold, and warm-started from the fits at an
+  α 10^0.05 lower (a slider step).
 
 ``python -m benchmarks.live_steps --compare BEFORE.json AFTER.json`` prints a Markdown
 table of the two side by side. Run both in one session (the machine is shared: see
@@ -138,7 +140,65 @@ def _median_ms(f, n):
     return 1e3 * float(np.median(times))
 
 
+def plain_bfgs_family(post, start, family: str, rank=None, n: int = 20):
+    """:func:`plain_bfgs_full` for any covariance family: the same rule, objective and optimiser.
+
+    With ``w = m + L z`` (C = L Lᵀ, Cholesky) on the n × n Gauss–Hermite product rule,
+    ``∂⟨ln p̃⟩/∂L = ⟨∇ln p̃ zᵀ⟩ = 2 G L`` gives the symmetric ``G = ∂⟨ln p̃⟩/∂C``, which the
+    family's chain rule maps to its parameters (with the entropy's ``½ C⁻¹``). The reference for
+    the diagonal and factor fits.
+    """
+    from scipy import optimize
+
+    from ensemble_lib.inference.gaussian import CovarianceFamily
+    from ensemble_lib.inference.svi import toy_grad_batch
+
+    fam = CovarianceFamily.make(family, 2, rank)
+    z, wz = np.polynomial.hermite_e.hermegauss(n)
+    wz = wz / math.sqrt(2.0 * math.pi)
+    Z = np.stack(np.meshgrid(z, z, indexing="ij"), axis=-1).reshape(-1, 2)
+    W = np.outer(wz, wz).ravel()
+    const = 1.0 + math.log(2.0 * math.pi)
+    log_Z = post.log_Z
+
+    def fun(theta):
+        m, C = fam.unpack(theta)
+        try:
+            L = np.linalg.cholesky(C)
+        except np.linalg.LinAlgError:
+            return np.inf, np.zeros_like(theta)
+        w = m + Z @ L.T
+        f = -(W @ post.log_unnorm(w)) - const - float(np.log(np.diag(L)).sum()) + log_Z
+        g = toy_grad_batch(post, w)
+        M = (g.T * W) @ Z  # ⟨∇ln p̃ zᵀ⟩
+        G = 0.5 * np.linalg.solve(L.T, M.T).T  # ½ M L⁻¹
+        G = 0.5 * (G + G.T)
+        Cinv = np.linalg.inv(C)
+        return f, fam.chain(theta, -(W @ g), -G - 0.5 * Cinv)
+
+    res = optimize.minimize(fun, fam.pack(*start), jac=True, method="BFGS", options={"gtol": 1e-6})
+    return res
+
+
+def _side_by_side(fns: dict, rounds: int) -> dict:
+    """Median ms of each function, the functions called in turn in every round (same load for each)."""
+    times = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, f in fns.items():
+            t0 = time.perf_counter()
+            f()
+            times[k].append(time.perf_counter() - t0)
+    return {k: 1e3 * float(np.median(v)) for k, v in times.items()}
+
+
 def toy_fits(rounds: int = 30) -> dict:
+    """Lesson 1's fits against the plain-BFGS reference, per family, side by side (same rounds).
+
+    Reference: ``laplace_fit`` (the Laplace search, from which it starts) + :func:`plain_bfgs_full`
+    or :func:`plain_bfgs_family`. Ours: ``kl_fit(post, family)`` from a cold start (its default
+    starts); ``fit_all`` cold; one explorer step's ``fit_all`` warm-started from the previous α
+    (10^0.05 lower), per fit (three fits and one Laplace search per step).
+    """
     from ensemble_lib.inference.kl_fit import kl_fit
     from ensemble_lib.inference.laplace import laplace_fit
     from ensemble_lib.inference.toy_fits import fit_all
@@ -148,17 +208,36 @@ def toy_fits(rounds: int = 30) -> dict:
     _ = post.log_Z  # the exact normaliser is computed once per posterior by both
     lap = laplace_fit(post, compute_kl=False)
     start = lap.diagonal_start()
-    ref = plain_bfgs_full(post, start)
-    lib = kl_fit(post, "full")
-    out = {
-        "kl_full_library": float(lib.kl),
-        "kl_full_plain_bfgs": float(ref.fun),
-        "plain_bfgs_full_ms": _median_ms(lambda: plain_bfgs_full(post, start), rounds),
-        "plain_bfgs_full_with_laplace_ms": _median_ms(
-            lambda: plain_bfgs_full(post, laplace_fit(post, compute_kl=False).diagonal_start()), rounds),
-        "kl_fit_full_default_ms": _median_ms(lambda: kl_fit(post, "full"), rounds),
-        "fit_all_ms": _median_ms(lambda: fit_all(post), rounds),
-    }
+    fams = {"diagonal": ("diagonal", None), "factor_s1": ("factor", 1), "full": ("full", None)}
+
+    def reference(family, rank):
+        if family == "full":
+            return lambda: plain_bfgs_full(post, laplace_fit(post, compute_kl=False).diagonal_start())
+        return lambda: plain_bfgs_family(post, laplace_fit(post, compute_kl=False).diagonal_start(),
+                                         family, rank)
+
+    prev_post = make_posterior(**dict(PAPER_PRESET, alpha=PAPER_PRESET["alpha"] * 10**-0.05))
+    previous = fit_all(prev_post)
+    try:  # (an older tree, measured as "before", has no warm starts)
+        warm = fit_all(post, previous=previous).started
+    except TypeError:
+        warm = None
+    fns = {}
+    out = {}
+    for key, (family, rank) in fams.items():
+        ref = (plain_bfgs_full(post, start) if family == "full"
+               else plain_bfgs_family(post, start, family, rank))
+        out[f"kl_{key}_library"] = float(kl_fit(post, family, rank).kl)
+        out[f"kl_{key}_plain_bfgs"] = float(ref.fun)
+        fns[f"plain_bfgs_{key}_with_laplace_ms"] = reference(family, rank)
+        fns[f"kl_fit_{key}_default_ms"] = (lambda f=family, r=rank: kl_fit(post, f, r))
+    fns["fit_all_ms"] = lambda: fit_all(post)
+    if warm is not None:
+        fns["fit_all_warm_step_ms"] = lambda: fit_all(post, previous=previous)
+    fns["plain_bfgs_full_ms"] = lambda: plain_bfgs_full(post, start)  # without the Laplace search
+    out["warm_step_started"] = warm
+    out.update(_side_by_side(fns, rounds))
+    out["warm_ms_per_fit"] = out.get("fit_all_warm_step_ms", float("nan")) / 3.0
     return out
 
 
@@ -172,9 +251,13 @@ def _compare(before: dict, after: dict) -> str:
                      f"{b.get('median_ms', float('nan')):.1f} | {a['median_ms']:.1f} | "
                      f"{b.get('p90_ms', float('nan')):.0f} → {a['p90_ms']:.0f} |")
     lines += ["", "| toy fit (paper preset) | before (ms) | after (ms) |", "|---|---:|---:|"]
-    for key in ("plain_bfgs_full_ms", "plain_bfgs_full_with_laplace_ms", "kl_fit_full_default_ms",
-                "fit_all_ms"):
-        lines.append(f"| {key} | {before['fits'][key]:.1f} | {after['fits'][key]:.1f} |")
+    keys = ["plain_bfgs_full_ms", "plain_bfgs_full_with_laplace_ms", "kl_fit_full_default_ms",
+            "plain_bfgs_diagonal_with_laplace_ms", "kl_fit_diagonal_default_ms",
+            "plain_bfgs_factor_s1_with_laplace_ms", "kl_fit_factor_s1_default_ms", "fit_all_ms",
+            "fit_all_warm_step_ms", "warm_ms_per_fit"]
+    for key in keys:
+        b, a = before["fits"].get(key, float("nan")), after["fits"].get(key, float("nan"))
+        lines.append(f"| {key} | {b:.1f} | {a:.1f} |")
     lines.append(f"| KL reached: library full / plain BFGS | {before['fits']['kl_full_library']:.10f} / "
                  f"{before['fits']['kl_full_plain_bfgs']:.10f} | {after['fits']['kl_full_library']:.10f} / "
                  f"{after['fits']['kl_full_plain_bfgs']:.10f} |")

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import optimize
 
 from .. import _validation as check
+from . import toy_objective
 from .gaussian import CovarianceFamily, GaussianFactor
 
 
@@ -102,8 +103,12 @@ def kl_objective(post, fam: CovarianceFamily, theta) -> tuple[float, np.ndarray]
     """KL(Q‖P) − ln Z = ⟨energy⟩_Q − H[Q] and its gradient with respect to ``theta``.
 
     Returns ``(inf, 0)`` where the parameters are outside the range in which
-    Q is a proper, finite Gaussian (the optimiser's line search then backs off).
+    Q is a proper, finite Gaussian (the optimiser's line search then backs off). For the
+    2-parameter toy the same function is evaluated in closed form with less overhead
+    (:func:`~ensemble_lib.inference.toy_objective.toy_kl_objective`).
     """
+    if toy_objective.applies(post, fam):
+        return toy_objective.toy_kl_objective(post, fam, theta)
     with np.errstate(all="ignore"):
         mean, cov = fam.unpack(theta)
         try:
@@ -186,16 +191,29 @@ def finish_lbfgs(fun, fam: CovarianceFamily, theta, g, tol: float):
     return theta, g
 
 
-def _starts(post, fam: CovarianceFamily, init):
+def _checked_laplace(laplace, post):
+    """``laplace`` if it is a Laplace fit of a posterior of ``post``'s dimension (or None)."""
+    from .laplace import LaplaceFit
+
+    if laplace is None:
+        return None
+    if not isinstance(laplace, LaplaceFit) or np.shape(laplace.mean) != (post.dim,):
+        raise ValueError(f"laplace must be a LaplaceFit of this posterior (a mode of dimension "
+                         f"{post.dim}, from laplace_fit(post)), got {type(laplace).__name__}")
+    return laplace
+
+
+def _starts(post, fam: CovarianceFamily, init, laplace=None):
     """Starting (mean, cov) pairs and a centred-start covariance.
 
-    The caller's pairs, else a narrow Gaussian at a mode (variances 1/H_ii).
+    The caller's pairs, else a narrow Gaussian at a mode (variances 1/H_ii) of ``laplace``
+    (a :class:`~ensemble_lib.inference.laplace.LaplaceFit`; searched for if None).
     """
     from .laplace import laplace_fit
 
     if init is not None:
         return [tuple(np.asarray(a, float) for a in pair) for pair in init], None
-    lap = laplace_fit(post, compute_kl=False)
+    lap = laplace_fit(post, compute_kl=False) if laplace is None else laplace
     second_moment = lap.cov + np.outer(lap.mean, lap.mean)
     return [lap.diagonal_start()], second_moment
 
@@ -302,6 +320,7 @@ def kl_fit(
     maxiter: int = 2000,
     symmetric: bool | None = None,
     callback=None,
+    laplace=None,
 ) -> KLFit:
     """Fit Q = N(w̄, C) by minimising KL(Q‖P) (B&B (16)–(20)) within a covariance family.
 
@@ -334,6 +353,10 @@ def kl_fit(
         Optimiser iterations per start (1 to 100 000); ``at_limit`` marks a fit that used them all.
     callback : callable, optional
         Called with the parameter vector after each iteration (progress bars).
+    laplace : LaplaceFit, optional
+        ``laplace_fit(post)``, if already computed: its mode and Hessian give the default
+        starts (one mode search shared by every family's fit and the poorer fits of the
+        default starts). Searched for once per call if not given.
 
     Warns
     -----
@@ -354,7 +377,11 @@ def kl_fit(
     gtol = check.positive("gtol", gtol)
     maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
     fam = CovarianceFamily.make(family, post.dim, rank)
-    fun = lambda th: kl_objective(post, fam, th)  # noqa: E731
+    laplace = _checked_laplace(laplace, post)
+    if init is None and laplace is None:
+        from .laplace import laplace_fit
+
+        laplace = laplace_fit(post, compute_kl=False)  # one mode search for every default start
     if symmetric is None:
         symmetric = type(post).__name__ == "ToyPosterior"
     if init is None and fam.name == "factor" and fam.dim >= 2 and fam.rank == fam.dim - 1:
@@ -363,37 +390,80 @@ def kl_fit(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", KLFitWarning)
             # (no callback: it is given this family's parameter vectors only)
-            full = kl_fit(post, "full", gtol=gtol, maxiter=maxiter, symmetric=symmetric)
+            full = kl_fit(post, "full", gtol=gtol, maxiter=maxiter, symmetric=symmetric,
+                          laplace=laplace)
         thetas = [embed_fit(fam, full)]
     else:
-        starts, second_moment = _starts(post, fam, init)
-        if symmetric:
-            if second_moment is None:
-                second_moment = max((c + np.outer(m, m) for m, c in starts), key=np.trace)
-            if fam.name != "full":
-                second_moment = np.diag(np.diag(second_moment))
-            starts.append(centred_fit_start(post, fam, _proper_cov(second_moment)))
-        thetas = [fam.pack(m, _proper_cov(c) if init is None else c) for m, c in starts]
+        thetas = start_thetas(post, fam, init, symmetric, laplace)
         if init is None:
             thetas += _poorer_family_starts(post, fam, gtol=gtol, maxiter=maxiter,
-                                            symmetric=symmetric)
+                                            symmetric=symmetric, laplace=laplace)
+    return fit_from_starts(post, fam, thetas, gtol, maxiter, callback, _stacklevel=3)[0]
+
+
+def _positive_definite(h):
+    """``h`` made exactly symmetric if it is a positive-definite matrix, else None (BFGS's identity)."""
+    if h is None:
+        return None
+    h = 0.5 * (np.asarray(h, dtype=float) + np.asarray(h, dtype=float).T)
+    try:
+        np.linalg.cholesky(h)
+    except np.linalg.LinAlgError:
+        return None
+    return h if np.all(np.isfinite(h)) else None
+
+
+def start_thetas(post, fam: CovarianceFamily, init, symmetric: bool, laplace=None) -> list[np.ndarray]:
+    """:func:`kl_fit`'s starting parameter vectors of ``fam``, except the poorer family's fit.
+
+    The caller's ``init`` pairs (else the narrow Gaussian at ``laplace``'s mode, variances
+    1/H_ii) and, if ``symmetric``, the best Gaussian centred at the origin
+    (:func:`centred_fit_start`) from the largest second moment of those starts, in that order.
+    """
+    starts, second_moment = _starts(post, fam, init, laplace)
+    if symmetric:
+        if second_moment is None:
+            second_moment = max((c + np.outer(m, m) for m, c in starts), key=np.trace)
+        if fam.name != "full":
+            second_moment = np.diag(np.diag(second_moment))
+        starts.append(centred_fit_start(post, fam, _proper_cov(second_moment)))
+    return [fam.pack(m, _proper_cov(c) if init is None else c) for m, c in starts]
+
+
+def fit_from_starts(post, fam: CovarianceFamily, thetas, gtol: float = 1e-9, maxiter: int = 2000,
+                    callback=None, hess_inv0=None, _stacklevel: int = 2) -> tuple[KLFit, list, int]:
+    """:func:`kl_fit`'s optimisation from given parameter vectors: each start run, the best polished.
+
+    ``thetas`` are parameter vectors of ``fam`` (already checked: finite, shape ``(fam.n_params,)``).
+    ``hess_inv0`` optionally gives, per start, BFGS's initial inverse-Hessian estimate (None:
+    the identity), e.g. the one a run from the same start ended with at a nearby setting.
+    Returns the :class:`KLFit`; per start, ``(theta, hess_inv)`` where its BFGS run ended before
+    the polish (for L-BFGS-B, ``hess_inv`` is None; the entry is None where the objective was
+    not finite), a warm start for the same start's run at a nearby setting
+    (:func:`~ensemble_lib.inference.toy_fits.fit_all`); and the index of the start whose run
+    won (the one polished).
+    """
+    fun = lambda th: kl_objective(post, fam, th)  # noqa: E731
     small = fam.n_params <= _SMALL
     best = None
-    for theta0 in thetas:
+    ends = []
+    hess_inv0 = [None] * len(thetas) if hess_inv0 is None else [_positive_definite(h) for h in hess_inv0]
+    for theta0, h0 in zip(thetas, hess_inv0):
         if small:
             # BFGS to a moderate tolerance (its line search wastes evaluations once
             # the objective's changes reach round-off), then polish to ``gtol``
             res = optimize.minimize(
                 fun, theta0, jac=True, method="BFGS", callback=callback,
-                options={"gtol": max(gtol, 1e-6), "maxiter": maxiter},
+                options={"gtol": max(gtol, 1e-6), "maxiter": maxiter, "hess_inv0": h0},
             )
         else:
             res = optimize.minimize(
                 fun, theta0, jac=True, method="L-BFGS-B", callback=callback,
                 options={"gtol": max(gtol, 1e-6), "ftol": 1e-14, "maxiter": maxiter, "maxcor": 30},
             )
+        ends.append((res.x, res.hess_inv if small else None) if np.isfinite(res.fun) else None)
         if np.isfinite(res.fun) and (best is None or res.fun < best.fun):
-            best = res
+            best, best_index = res, len(ends) - 1
     if best is None:
         raise RuntimeError("kl_fit: every start failed (the objective was not finite)")
     if small:
@@ -412,7 +482,7 @@ def kl_fit(
     if not converged:
         warnings.warn(
             f"kl_fit ({fam.name}, s={fam.rank}) stopped before converging: gradient norm "
-            f"{np.linalg.norm(g):.2e} ({best.message})", KLFitWarning, stacklevel=2,
+            f"{np.linalg.norm(g):.2e} ({best.message})", KLFitWarning, stacklevel=_stacklevel,
         )
     obj = float(fun(theta)[0])
     mean, cov = fam.unpack(theta)
@@ -423,8 +493,9 @@ def kl_fit(
     kl = obj + log_Z
     bound = -obj - post.log_normalisers
     gnorm = float(np.linalg.norm(g))
-    return KLFit(
+    fit = KLFit(
         mean=mean, cov=cov, kl=float(kl), bound=float(bound), family=fam.name, rank=fam.rank,
         n_iter=int(best.nit), grad_norm=gnorm, converged=converged,
         theta=theta, at_limit=bool(best.nit >= maxiter),
     )
+    return fit, ends, best_index

@@ -14,7 +14,9 @@ import numpy as np
 from scipy import optimize
 
 from .. import _validation as check
+from ..models.toy import ToyPosterior
 from .gaussian import LOG_2PI, GaussianFactor
+from .toy_objective import toy_energy_terms
 
 
 def laplace_diagonal_start(mean, hessian) -> tuple[np.ndarray, np.ndarray]:
@@ -87,15 +89,29 @@ class LaplaceFit:
 
 
 def find_mode(post, start) -> tuple[np.ndarray, int]:
-    """Minimise φ = −ln(unnormalised posterior) from ``start`` with exact derivatives."""
-    res = optimize.minimize(
-        lambda w: -float(post.log_unnorm(w)),
-        np.asarray(start, dtype=float),
-        jac=lambda w: -post.grad(w),
-        hess=lambda w: -post.hessian(w),
-        method="trust-exact",
-        options={"gtol": 1e-10, "maxiter": 500},
-    )
+    """Minimise φ = −ln(unnormalised posterior) from ``start`` with exact derivatives.
+
+    For the toy, φ, its gradient and Hessian come from one evaluation per point
+    (:func:`~ensemble_lib.inference.toy_objective.toy_energy_terms`, the same functions).
+    """
+    if type(post) is ToyPosterior:
+        cache = {}
+
+        def terms(w):
+            key = w.tobytes()
+            if key not in cache:
+                cache.clear()
+                cache[key] = toy_energy_terms(post, w)
+            return cache[key]
+
+        # copies: the optimiser may change the arrays it is given
+        fun, jac, hess = (lambda w: terms(w)[0]), (lambda w: terms(w)[1].copy()), (
+            lambda w: terms(w)[2].copy())
+    else:
+        fun, jac, hess = (lambda w: -float(post.log_unnorm(w))), (lambda w: -post.grad(w)), (
+            lambda w: -post.hessian(w))
+    res = optimize.minimize(fun, np.asarray(start, dtype=float), jac=jac, hess=hess,
+                            method="trust-exact", options={"gtol": 1e-10, "maxiter": 500})
     return res.x, int(res.nit)
 
 

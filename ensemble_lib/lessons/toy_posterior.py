@@ -250,10 +250,13 @@ class ToyExplorer(FigurePanel):
         key = (data_key, repr(rank))
         memo = self.__dict__.setdefault("_memo", {})
         if key in memo:
+            self._previous = memo[key]
             return memo[key]
         posts = {k[0]: f.posterior for k, f in memo.items()}  # one posterior object per data set
         post = posts.get(data_key) or make_posterior(seed, alpha, noise_sd, n)
-        fits = memo[key] = fit_all(post, rank=rank)
+        # warm-started from the last step's fits (same result as a cold fit: fit_all's guard)
+        fits = memo[key] = fit_all(post, rank=rank, previous=self.__dict__.get("_previous"))
+        self._previous = fits
         while len(memo) > self.MEMO_SIZE:
             memo.pop(next(iter(memo)))
         return fits
