@@ -479,6 +479,46 @@ def test_readout_table_escapes_every_cell():
     assert FigurePanel.readout_table([]) == "<table></table>"
 
 
+def test_readout_table_sets_label_value_pairs_two_to_a_row_down_the_columns():
+    rows = [(f"k{i}", i) for i in range(5)]
+    two = FigurePanel.readout_table(rows)  # five pairs: three table rows, the first three down the left
+    assert two == ('<table><tr><td>k0</td><td>0</td><td class="panel-pair">k3</td><td>3</td></tr>'
+                   '<tr><td>k1</td><td>1</td><td class="panel-pair">k4</td><td>4</td></tr>'
+                   "<tr><td>k2</td><td>2</td></tr></table>")
+    one = FigurePanel.readout_table(rows, pairs=1)
+    assert one.count("<tr>") == 5 and "panel-pair" not in one
+    # fewer than four pairs, a header or rows of other lengths: one item per row, as given
+    for args in ((rows[:3],), (rows, ("key", "value")), ([(1, 2, 3)] * 4,)):
+        assert "panel-pair" not in FigurePanel.readout_table(*args)
+
+
+class _Wide(_Tiny):
+    """A 9-inch (900 px) figure: too wide for a readout beside it."""
+
+    def __init__(self, beside=None):
+        if beside is not None:
+            self.readout_beside = beside
+        fig, ax = new_figure(9.0, 2.0)
+        (self.line,) = ax.plot([0, 1], [0, 0])
+        FigurePanel.__init__(self, {"x": self.slider("x", 0, 0, 10)}, fig)
+
+
+def test_the_layout_is_the_base_classs_compact_one():
+    """Classes the style sheet (PANEL_CSS) styles; the readout beside a figure that leaves it room."""
+    from ensemble_lib.ui import panel as P
+
+    narrow, wide = _Tiny(), _Wide()
+    for p in (narrow, wide):
+        assert "ensemble-panel" in p.widget._dom_classes
+        assert all("panel-controls" in row._dom_classes for row in p.widget.children[:-4])
+        assert "panel-readout" in p.readout._dom_classes and "panel-status" in p.status._dom_classes
+        assert P.PANEL_CSS.strip() in p._css.value
+    assert narrow.fig.canvas.get_width_height()[0] + P.READOUT_BESIDE_MIN_PX <= P.OUTPUT_WIDTH_PX
+    assert "panel-readout-beside" in narrow.widget._dom_classes
+    assert "panel-readout-beside" not in wide.widget._dom_classes
+    assert "panel-readout-beside" in _Wide(beside=True).widget._dom_classes  # a panel may decide
+
+
 def test_the_slider_factory():
     s = FigurePanel.slider
     a = s("α", 0.2, 0.01, 10.0, step=0.05, log=True)

@@ -15,6 +15,10 @@ The tests then check, on that live page:
   folded ("Solution k (click to show)", ``ensemble_lib.ui.solution``);
 * each panel's readout shows the numbers the text's "Where it opens" paragraph states
   (``tests/_start_state.py``), before anything is moved;
+* each panel, as it opens, fits the notebook area of a 1366 × 768 screen (viewport
+  1366 × 657, JupyterLab's default layout with its file browser open): controls, image,
+  readout and status line within the visible area in width and height, the image at its
+  rendered size, no clipped text, no font below 11 px (sizes in ``panel-fit.json``);
 * every slider of every panel, moved once by a mouse drag and once by a key
   press, gives a new figure (different PNG bytes, not only a new URL) and a
   new readout; every dropdown too;
