@@ -98,7 +98,9 @@ def fit_network(config: PruningConfig, index: int):
 
 
 def prune_sequence(post, start_state, X_test, y_test, method: str, max_steps: int) -> dict:
-    """Greedy deletion by ``method`` (module docstring) from the mode ``start_state`` at the posterior's α, β."""
+    """Greedy deletion (MacKay §6) by ``method`` (module docstring) from the mode ``start_state`` at the
+    posterior's α, β: each step ranks every remaining weight by its predicted evidence change or its OBD
+    saliency, deletes one and refits."""
     method = check.choice("method", method, METHODS)
     H = post.n_hidden
     keep = np.arange(post.dim)
