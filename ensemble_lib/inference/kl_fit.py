@@ -296,11 +296,16 @@ def centred_fit_start(post, fam: CovarianceFamily, start_cov=None, gtol: float =
     mean, and a broad Gaussian there covering both mirror modes can beat any
     Gaussian at one mode when the modes overlap. Only the covariance
     parameters are optimised, which is cheap. A good ``start_cov`` is the
-    second moment of the two mirror Laplace Gaussians, ``H⁻¹ + w* w*ᵀ``.
+    second moment of the two mirror Laplace Gaussians, ``H⁻¹ + w* w*ᵀ``. For the toy's
+    diagonal and full families the covariance's κ and V are found in closed form and only
+    ln ℓ by BFGS (:func:`~ensemble_lib.inference.toy_objective.toy_centred_fit`).
     """
     k = fam.dim
     if start_cov is None:
         start_cov = np.eye(k) / post.alpha
+    if toy_objective.applies(post, fam) and fam.name != "factor":
+        # the toy: κ and V in closed form, a one-dimensional search in ln ℓ (the same optimum)
+        return toy_objective.toy_centred_fit(post, fam, start_cov)
     theta0 = fam.pack(np.zeros(k), start_cov)
 
     def fun(cov_params):

@@ -161,3 +161,52 @@ def toy_energy_terms(post: ToyPosterior, w) -> tuple[float, np.ndarray, np.ndarr
     H = np.array([[0.5 * d2A * v * v - d2B * v, huv], [huv, A]])
     hess = -(-beta * H - alpha * np.eye(2))
     return float(value), grad, hess
+
+
+def _centred_profile(post: ToyPosterior, log_ell: float, correlated: bool):
+    """The objective of a centred Q (w̄ = 0) at ℓ = e^log_ell, minimised over κ and V; its derivative.
+
+    With w̄ = 0 the objective is quadratic in κ and of the form aV − ½ln V in V, so for each ℓ
+    (the module docstring's formula with ū = v̄ = 0, ⟨·⟩ the rule's average over z)
+
+    .. math:: V^* = 1/(\\beta\\langle A\\rangle + \\alpha),\\qquad
+              \\kappa^* = \\beta\\langle Bz\\rangle / (\\beta\\langle Az^2\\rangle + \\alpha)
+
+    (κ* = 0 for a diagonal Q). By the envelope theorem the derivative of the minimum in ln ℓ is
+    ℓ ∂f/∂ℓ at (κ*, V*). Returns ``(value, derivative, kappa, V)``.
+    """
+    ell = _exp(log_ell)
+    if not 0.0 < ell < math.inf:
+        return math.inf, 0.0, 0.0, 1.0
+    z, p = u_rule(0.0, ell, post._x_max, post.n_quad)
+    u = ell * z
+    a = np.multiply.outer(u, post.x)
+    s = erf(a * _INV_SQRT2)
+    A = np.einsum("ij,ij->i", s, s)
+    B = s @ post.t
+    beta, alpha = post.beta, post.alpha
+    pA = p * A
+    V = 1.0 / (beta * pA.sum() + alpha)
+    kappa = beta * float((p * B) @ z) / (beta * float(pA @ (z * z)) + alpha) if correlated else 0.0
+    value, _, _, g_ell, _, _ = _conditional(post, 0.0, 0.0, ell, kappa, V)
+    return value, g_ell * ell, kappa, V
+
+
+def toy_centred_fit(post: ToyPosterior, fam: CovarianceFamily, start_cov, gtol: float = 1e-8):
+    """The best Q of a diagonal or full family with its mean at the origin, for the toy: (mean, cov).
+
+    The same optimum as :func:`~ensemble_lib.inference.kl_fit.centred_fit_start` (which optimises
+    the covariance parameters by BFGS), found as a one-dimensional problem: κ and V are
+    minimised in closed form (:func:`_centred_profile`) and scipy's BFGS descends in ln ℓ from
+    ``ℓ = √start_cov_uu`` with the exact derivative.
+    """
+    from scipy import optimize
+
+    correlated = fam.name == "full"
+    res = optimize.minimize(lambda t: _centred_profile(post, float(t[0]), correlated)[:2],
+                            np.array([0.5 * math.log(float(start_cov[0][0]))]), jac=True,
+                            method="BFGS", options={"gtol": gtol})
+    ell = _exp(float(res.x[0]))
+    _, _, kappa, V = _centred_profile(post, float(res.x[0]), correlated)
+    cov = np.array([[ell * ell, kappa * ell], [kappa * ell, V + kappa * kappa]])
+    return np.zeros(2), cov

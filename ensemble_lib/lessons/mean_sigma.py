@@ -327,7 +327,7 @@ class EnsemblePanel(FigurePanel):
         ax.yaxis.set_major_locator(MaxNLocator(5))
         ax.plot([], [], color="0.35", lw=0.8, label="exact posterior")
         ax.plot([], [], color=Q_COLOR, lw=1.3, label="Q_μ Q_σ")
-        ax.legend(loc="upper right", fontsize=7)
+        ax.legend(loc="upper right", fontsize=8)
         ax = self.ax_err
         (self._err_line,) = ax.semilogy([0, 1], [1, 1], "o-", color=Q_COLOR, ms=3.5,
                                         label="relative error of 1/β̄")
@@ -337,7 +337,7 @@ class EnsemblePanel(FigurePanel):
         ax.set_ylim(*_ERR_YLIM)
         ax.set_xlabel("sweep k")
         ax.set_title("|1/β̄_k − S/(N−1)| / (S/(N−1))")
-        ax.legend(loc="upper right", fontsize=7)
+        ax.legend(loc="upper right", fontsize=8)
         ax = self.ax_kl
         (self._kl_line,) = ax.semilogy([0, 1], [1, 1], "o-", color=Q_COLOR, ms=3.5)
         (self._kl_mark,) = ax.semilogy([0], [1], "o", color="C3", ms=8, mfc="none", mew=1.6)
