@@ -235,10 +235,30 @@ def toy_fits(rounds: int = 30) -> dict:
     if warm is not None:
         fns["fit_all_warm_step_ms"] = lambda: fit_all(post, previous=previous)
     fns["plain_bfgs_full_ms"] = lambda: plain_bfgs_full(post, start)  # without the Laplace search
+    fns["laplace_fit_ms"] = lambda: laplace_fit(post)  # the one mode search of a fit_all step
     out["warm_step_started"] = warm
     out.update(_side_by_side(fns, rounds))
     out["warm_ms_per_fit"] = out.get("fit_all_warm_step_ms", float("nan")) / 3.0
+    out["warm_ms_per_fit_besides_laplace"] = (out.get("fit_all_warm_step_ms", float("nan"))
+                                              - out["laplace_fit_ms"]) / 3.0
     return out
+
+
+def toy_compute_steps() -> dict:
+    """Lesson 1's explorer over its drag (:data:`DRAGS`): the median of ``compute`` alone (the fits)."""
+    from ensemble_lib.lessons import PANELS
+
+    control, values = DRAGS["ToyExplorer"]
+    panel = PANELS["ToyExplorer"][0]()
+    settings = {k: c.value for k, c in panel.controls.items()}
+    panel.compute(**settings)
+    times = []
+    for v in values[1:]:
+        settings[control] = v
+        t0 = time.perf_counter()
+        panel.compute(**settings)
+        times.append(time.perf_counter() - t0)
+    return {"n": len(times), "median_ms": 1e3 * float(np.median(times))}
 
 
 def _compare(before: dict, after: dict) -> str:
@@ -254,7 +274,7 @@ def _compare(before: dict, after: dict) -> str:
     keys = ["plain_bfgs_full_ms", "plain_bfgs_full_with_laplace_ms", "kl_fit_full_default_ms",
             "plain_bfgs_diagonal_with_laplace_ms", "kl_fit_diagonal_default_ms",
             "plain_bfgs_factor_s1_with_laplace_ms", "kl_fit_factor_s1_default_ms", "fit_all_ms",
-            "fit_all_warm_step_ms", "warm_ms_per_fit"]
+            "fit_all_warm_step_ms", "laplace_fit_ms", "warm_ms_per_fit", "warm_ms_per_fit_besides_laplace"]
     for key in keys:
         b, a = before["fits"].get(key, float("nan")), after["fits"].get(key, float("nan"))
         lines.append(f"| {key} | {b:.1f} | {a:.1f} |")
@@ -269,7 +289,7 @@ def main(argv) -> None:
         before, after = (json.loads(open(p).read()) for p in argv[1:3])
         print(_compare(before, after))
         return
-    result = {"panels": panel_steps(), "fits": toy_fits()}
+    result = {"panels": panel_steps(), "fits": toy_fits(), "toy_compute": toy_compute_steps()}
     if "--network-cold" in argv:
         result["network_cold"] = network_cold_steps()
     with open(argv[0], "w") as f:
