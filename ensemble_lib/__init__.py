@@ -24,7 +24,8 @@ to the function that implements it.
 """
 
 from .inference.ard import (ClassCollapsedBound, ClassPriorPosterior, class_evidence_reestimation,
-                            fit_class_ensemble, network_classes, sample_prior_functions)
+                            fit_class_ensemble, linear_class_evidence, network_classes,
+                            sample_prior_functions)
 from .inference.evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
 from .inference.gaussian import (CovarianceFamily, GaussianFactor, gauss_hermite, gaussian_entropy,
                                  kl_gaussians)
@@ -32,7 +33,8 @@ from .inference.hyperparameters import (GammaHyperprior, HyperparameterRun, fit_
                                         full_bound, gamma_updates)
 from .inference.kl_fit import KLFit, kl_fit
 from .inference.laplace import LaplaceFit, laplace_fit
-from .inference.model_comparison import committee, deletion_evidence, exact_log_evidence, model_log_evidence
+from .inference.model_comparison import (committee, deletion_evidence, exact_log_evidence,
+                                         hyperparameter_error_bars, model_log_evidence, mode_sensitivities)
 from .inference.mixture import (MixtureFit, MixtureLadder, entropy_lower_bound, mixture_entropy, mixture_fit,
                                 mixture_kl, mixture_ladder)
 from .inference.network_fits import (CollapsedBound, EnsembleFit, fit_ensemble, fit_evidence,
@@ -72,8 +74,9 @@ __all__ = [
     "CollapsedBound", "EnsembleFit", "fit_ensemble", "fit_evidence", "fit_family",
     "laplace_error_bars",
     "ClassCollapsedBound", "ClassPriorPosterior", "class_evidence_reestimation", "fit_class_ensemble",
-    "network_classes", "sample_prior_functions",
-    "committee", "deletion_evidence", "exact_log_evidence", "model_log_evidence",
+    "linear_class_evidence", "network_classes", "sample_prior_functions",
+    "committee", "deletion_evidence", "exact_log_evidence", "hyperparameter_error_bars", "model_log_evidence",
+    "mode_sensitivities",
     "SVIHistory", "reparam_gradient", "svi_fit",
 ]
 
