@@ -604,7 +604,21 @@ PANEL_CASES = [
     ("SVIExplorer", "step_size", -0.1, r"step_size must be a finite number > 0"),
     ("SVIExplorer", "family", "bogus", r"family must be one of"),
     ("SVIExplorer", "schedule", None, r"schedule must be one of"),
+    ("PriorFunctionsPanel", "H", 0, r"H must be an integer in \[1, 2000\]"),
+    ("PriorFunctionsPanel", "sd_bias", -1.0, r"sd_bias must be a finite number > 0"),
+    ("PriorFunctionsPanel", "scale_out", "x", r"scale_out must be True or False"),
+    ("NoiseInputsPanel", "n_noise", 31, r"n_noise must be an integer in \[0, 30\]"),
+    ("NoiseInputsPanel", "seed", "x", r"seed must be an integer \[0, 4\]"),
+    ("MixtureExplorer", "K", 5, r"K must be an integer in \[1, 4\]"),
+    ("MixtureExplorer", "alpha", np.nan, r"alpha must be a finite number > 0"),
 ]
+
+
+def test_every_panel_of_the_registry_has_a_bad_value_case():
+    from ensemble_lib.lessons import PANELS
+
+    missing = set(PANELS) - {name for name, *_ in PANEL_CASES}
+    assert not missing, f"panels without a bad-control-value case in PANEL_CASES: {sorted(missing)}"
 
 
 @pytest.mark.parametrize("name, control, value, pattern", PANEL_CASES,
