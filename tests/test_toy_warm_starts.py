@@ -115,3 +115,25 @@ def test_bad_previous_or_laplace_is_refused():
     with pytest.raises(ValueError, match="laplace"):
         kl_fit(post, "full", laplace=laplace_fit(make_posterior(**PAPER_PRESET)).__class__(
             np.zeros(3), np.eye(3), np.eye(3), 0.0, 0.0, 0.0, 0))
+
+
+def test_bad_starts_or_modes_are_refused():
+    from ensemble_lib.inference.gaussian import CovarianceFamily
+    from ensemble_lib.inference.kl_fit import fit_from_starts, start_thetas
+
+    post = make_posterior(**PAPER_PRESET)
+    fam = CovarianceFamily.make("full", 2)
+    with pytest.raises(ValueError, match="thetas"):
+        fit_from_starts(post, fam, [np.zeros(4)])
+    with pytest.raises(ValueError, match="thetas"):
+        fit_from_starts(post, fam, [])
+    with pytest.raises(ValueError, match="thetas"):
+        fit_from_starts(post, fam, [np.full(5, np.nan)])
+    with pytest.raises(ValueError, match="hess_inv0"):
+        fit_from_starts(post, fam, [np.zeros(5)], hess_inv0=[None, None])
+    with pytest.raises(ValueError, match="init"):
+        start_thetas(post, fam, [(np.zeros(3), np.eye(3))], True)
+    with pytest.raises(ValueError, match="previous_mode"):
+        warm_guard(post, [0.0, 1.0], [0.0, np.inf])
+    with pytest.raises(ValueError, match="mode"):
+        warm_guard(post, [0.0, 1.0, 2.0], [0.0, 1.0])

@@ -425,6 +425,8 @@ def start_thetas(post, fam: CovarianceFamily, init, symmetric: bool, laplace=Non
     1/H_ii) and, if ``symmetric``, the best Gaussian centred at the origin
     (:func:`centred_fit_start`) from the largest second moment of those starts, in that order.
     """
+    if init is not None:
+        check.gaussians("init", init, post.dim)
     starts, second_moment = _starts(post, fam, init, laplace)
     if symmetric:
         if second_moment is None:
@@ -448,6 +450,13 @@ def fit_from_starts(post, fam: CovarianceFamily, thetas, gtol: float = 1e-9, max
     (:func:`~ensemble_lib.inference.toy_fits.fit_all`); and the index of the start whose run
     won (the one polished).
     """
+    thetas = [check.real_array("thetas", th) for th in thetas]
+    if not thetas or any(th.shape != (fam.n_params,) or not np.all(np.isfinite(th)) for th in thetas):
+        raise ValueError(f"thetas must be one or more finite parameter vectors of shape ({fam.n_params},) "
+                         f"for the {fam.name} family (k = {fam.dim}, s = {fam.rank})")
+    if hess_inv0 is not None and len(hess_inv0) != len(thetas):
+        raise ValueError(f"hess_inv0 must give one matrix (or None) per start: {len(thetas)} starts, "
+                         f"got {len(hess_inv0)}")
     fun = lambda th: kl_objective(post, fam, th)  # noqa: E731
     small = fam.n_params <= _SMALL
     best = None

@@ -120,8 +120,11 @@ def warm_guard(post: ToyPosterior, mode, previous_mode) -> int:
     than 10⁻¹⁰ of the profile's scale counts as level). Otherwise the search has jumped to
     another mode (a mode switch) and 0 is returned: the fits must start cold.
     """
-    mode = np.asarray(mode, dtype=float)
-    previous_mode = np.asarray(previous_mode, dtype=float)
+    mode, previous_mode = (check.real_array(name, m) for name, m in (("mode", mode),
+                                                                     ("previous_mode", previous_mode)))
+    for name, m in (("mode", mode), ("previous_mode", previous_mode)):
+        if m.shape != (2,) or not np.all(np.isfinite(m)):
+            raise ValueError(f"{name} must be a finite point (u, v) of shape (2,), got shape {m.shape}")
     sign = 1 if np.linalg.norm(previous_mode - mode) <= np.linalg.norm(previous_mode + mode) else -1
     u = np.linspace(sign * previous_mode[0], mode[0], _PROFILE_POINTS)
     prof = _profile(post, u)
