@@ -27,7 +27,8 @@ optimal R_c and S gives the collapsed bound
              - u\\ln(\\langle E_D\\rangle + \\tfrac1d) + c_0,
 
 ``c_0 = Σ_c[ln Γ(r_c) − ln Γ(a) − a ln b] + ln Γ(u) − ln Γ(c) − c ln d − ((N+k)/2) ln 2π``
-(:class:`ClassCollapsedBound`; one class is :class:`~.network_fits.CollapsedBound`).
+(:class:`ClassCollapsedBound`: :class:`~.network_fits.CollapsedBound`, the one-class case, with one
+``r_c``, ``W_c`` and ``ᾱ_c`` per class).
 
 Classes are given as a sequence of index sequences, a partition of ``0 … k−1``
 (:func:`check_classes`: an empty, overlapping or out-of-range class, or a weight in no
@@ -44,13 +45,13 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import gammaln
 
 from .. import _validation as check
 from ..models.posterior import Expectation, RegressionPosterior
-from .gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
+from .gaussian import LOG_2PI, CovarianceFamily, GaussianFactor
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
 from .laplace import laplace_fit
+from .network_fits import CollapsedBound, fit_family
 
 _LIMIT = check.PRECISION_RANGE[1]
 
@@ -630,67 +631,32 @@ def fit_class_evidence(post, classes, rng: np.random.Generator, n_restarts: int 
 # ---------------------------------------------------------------------------
 
 
-class ClassCollapsedBound:
+class ClassCollapsedBound(CollapsedBound):
     """F*(Q) = max over R_c(α_c), S(β) of F[Q, {R_c}, S] (module docstring), in ``kl_fit``'s interface.
 
-    ``expected_energy`` is ``Σ_c r_c ln(W_c/2 + 1/b) + u ln(⟨E_D⟩ + 1/d)`` and
-    ``log_normalisers = −c_0``, so ``kl_fit(...).bound`` and :meth:`bound` are F*(Q). With one
-    class it is :class:`~ensemble_lib.inference.network_fits.CollapsedBound`.
+    :class:`~ensemble_lib.inference.network_fits.CollapsedBound` with one Gamma posterior
+    R_c per class: ``r``, ``W`` and ᾱ (:meth:`hyperparameters`) have one entry per class, and
+    ``expected_energy`` is ``Σ_c r_c ln(W_c/2 + 1/b) + u ln(⟨E_D⟩ + 1/d)``, ``log_normalisers = −c_0``,
+    so ``kl_fit(...).bound`` and :meth:`bound` are F*(Q). With one class it is ``CollapsedBound``.
     """
 
     def __init__(self, post, classes, prior: GammaHyperprior | None = None):
-        post = check.posterior("post", post)
-        prior = GammaHyperprior() if prior is None else prior
-        if not isinstance(prior, GammaHyperprior):
-            raise ValueError(f"prior must be a GammaHyperprior, got {type(prior).__name__}")
-        self.post, self.prior = post, prior
-        self.classes = check_classes(classes, post.dim)
-        self.dim, self.n_data = post.dim, post.n_data
+        super().__init__(post, GammaHyperprior() if prior is None else prior)
+        self.classes = check_classes(classes, self.dim)
+        self.n_classes = len(self.classes)
         self.sizes = np.array([c.size for c in self.classes])
-        self.r = 0.5 * self.sizes + prior.a
-        self.u = 0.5 * self.n_data + prior.c
+        self.r = 0.5 * self.sizes + self.prior.a
 
     def _W(self, mean, cov) -> np.ndarray:
+        """``W_c = Σ_{i∈c}(w̄_i² + C_ii)``, one per class."""
         d = np.diag(cov)
         return np.array([float(mean[idx] @ mean[idx] + np.sum(d[idx])) for idx in self.classes])
 
-    def hyperparameters(self, mean, cov, expected_data_error=None) -> tuple[np.ndarray, float]:
-        """(ᾱ_c, β̄): means of the optimal R_c = Gamma(r_c, s_c) and S (B&B (37)–(38) per class)."""
-        if expected_data_error is None:
-            expected_data_error = self.post.expected_data_error(mean, cov).value
-        W = self._W(mean, cov)
-        return (self.r / (0.5 * W + 1.0 / self.prior.b),
-                self.u / (float(expected_data_error) + 1.0 / self.prior.d))
-
-    def expected_energy(self, mean, cov) -> Expectation:
-        ed = self.post.expected_data_error(mean, cov)
-        alphas, beta = self.hyperparameters(mean, cov, ed.value)
-        W = self._W(mean, cov)
-        value = (float(np.sum(self.r * np.log(0.5 * W + 1.0 / self.prior.b)))
-                 + self.u * math.log(ed.value + 1.0 / self.prior.d))
+    def _alpha_per_weight(self, alpha) -> np.ndarray:
         avec = np.empty(self.dim)
-        for a, idx in zip(alphas, self.classes):
+        for a, idx in zip(alpha, self.classes):
             avec[idx] = a
-        return Expectation(value, beta * ed.d_mean + avec * mean,
-                           beta * ed.d_cov + 0.5 * np.diag(avec))
-
-    @property
-    def log_normalisers(self) -> float:
-        p = self.prior
-        c0 = (float(np.sum(gammaln(self.r))) - len(self.classes) * (gammaln(p.a) + p.a * math.log(p.b))
-              + gammaln(self.u) - gammaln(p.c) - p.c * math.log(p.d)
-              - 0.5 * (self.n_data + self.dim) * LOG_2PI)
-        return -float(c0)
-
-    @property
-    def log_Z(self) -> float:
-        raise NotImplementedError("the collapsed bound has no exact normaliser")
-
-    def bound(self, mean, cov) -> float:
-        """F*(Q) for Q = N(mean, cov)."""
-        mean, cov = check.mean_cov(mean, cov, self.dim)
-        return float(gaussian_entropy(cov) - self.expected_energy(mean, cov).value
-                     - self.log_normalisers)
+        return avec
 
 
 @dataclass(frozen=True)
@@ -718,8 +684,6 @@ def fit_class_ensemble(post, classes, prior: GammaHyperprior | None = None, fami
 
     Arguments as :func:`~ensemble_lib.inference.network_fits.fit_ensemble`, plus ``classes``.
     """
-    from .network_fits import fit_family
-
     cb = ClassCollapsedBound(post, classes, prior)
     CovarianceFamily.make(family, cb.dim, rank)
     fit = fit_family(cb, family, rank, init=init, warm=warm, gtol=gtol, maxiter=maxiter, rng=rng)

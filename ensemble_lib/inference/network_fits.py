@@ -80,6 +80,11 @@ class CollapsedBound:
     ``r ln(W/2 + 1/b) + u ln(⟨E_D⟩ + 1/d)`` and ``log_normalisers = −c_0``,
     so ``kl_fit(...).bound`` is F*(Q) (module docstring).
 
+    The formulas are written once for any number of weight classes, each with its own
+    R_c(α_c) (a sum over the classes, with ``r``, ``W`` and ᾱ one per class):
+    :class:`~ensemble_lib.inference.ard.ClassCollapsedBound` supplies the classes through
+    :meth:`_W` and :meth:`_alpha_per_weight`; here every weight is in the one class.
+
     Parameters
     ----------
     post : NetworkPosterior
@@ -87,6 +92,9 @@ class CollapsedBound:
     prior : GammaHyperprior
         Constants a, b, c, d.
     """
+
+    #: number of weight classes, each with its own Gamma posterior R_c(α_c)
+    n_classes = 1
 
     def __init__(self, post, prior: GammaHyperprior):
         post = check.posterior("post", post)
@@ -97,33 +105,45 @@ class CollapsedBound:
         self.r = 0.5 * self.dim + prior.a
         self.u = 0.5 * self.n_data + prior.c
 
-    def hyperparameters(self, mean, cov, expected_data_error=None) -> tuple[float, float]:
-        """(ᾱ, β̄) of the optimal R, S for Q = N(mean, cov): B&B (37), (38)."""
+    # -- what the weight classes decide -------------------------------------
+    def _W(self, mean, cov):
+        """``W = ‖w̄‖² + Tr C`` (one class: a number)."""
+        return float(mean @ mean + np.trace(cov))
+
+    def _alpha_per_weight(self, alpha) -> np.ndarray:
+        """ᾱ of each weight (one class: ᾱ everywhere)."""
+        return np.full(self.dim, alpha)
+
+    # -- the bound ------------------------------------------------------------
+    def hyperparameters(self, mean, cov, expected_data_error=None):
+        """(ᾱ, β̄) of the optimal R, S for Q = N(mean, cov): B&B (37), (38) (ᾱ one per class)."""
         if expected_data_error is None:
             expected_data_error = self.post.expected_data_error(mean, cov).value
-        W = float(mean @ mean + np.trace(cov))
+        W = self._W(mean, cov)
         return (self.r / (0.5 * W + 1.0 / self.prior.b),
                 self.u / (float(expected_data_error) + 1.0 / self.prior.d))
 
     def expected_energy(self, mean, cov) -> Expectation:
         ed = self.post.expected_data_error(mean, cov)
         alpha, beta = self.hyperparameters(mean, cov, ed.value)
-        W = float(mean @ mean + np.trace(cov))
-        value = (self.r * math.log(0.5 * W + 1.0 / self.prior.b)
+        W = self._W(mean, cov)
+        value = (sum(r * math.log(0.5 * w + 1.0 / self.prior.b) for r, w in zip(np.ravel(self.r), np.ravel(W)))
                  + self.u * math.log(ed.value + 1.0 / self.prior.d))
-        return Expectation(value, beta * ed.d_mean + alpha * mean,
-                           beta * ed.d_cov + 0.5 * alpha * np.eye(self.dim))
+        alpha = self._alpha_per_weight(alpha)
+        return Expectation(float(value), beta * ed.d_mean + alpha * mean,
+                           beta * ed.d_cov + 0.5 * np.diag(alpha))
 
     @property
     def log_normalisers(self) -> float:
-        p = self.prior
-        c0 = (gammaln(self.r) + gammaln(self.u) - gammaln(p.a) - p.a * math.log(p.b)
+        """``−c_0``, ``c_0 = Σ_c[ln Γ(r_c) − ln Γ(a) − a ln b] + ln Γ(u) − ln Γ(c) − c ln d − ((N+k)/2) ln 2π``."""
+        p, n = self.prior, self.n_classes
+        c0 = (float(np.sum(gammaln(self.r))) + gammaln(self.u) - n * gammaln(p.a) - n * p.a * math.log(p.b)
               - gammaln(p.c) - p.c * math.log(p.d) - 0.5 * (self.n_data + self.dim) * LOG_2PI)
         return -float(c0)
 
     @property
     def log_Z(self) -> float:
-        raise NotImplementedError("the network posterior has no exact normaliser")
+        raise NotImplementedError("the collapsed bound has no exact normaliser")
 
     def bound(self, mean, cov) -> float:
         """F*(Q) for Q = N(mean, cov)."""
