@@ -216,6 +216,20 @@ def mean_cov(mean, cov, dim: int, names: tuple[str, str] = ("mean", "cov")) -> t
     return mean, 0.5 * (cov + cov.T)
 
 
+def mean_cov_shapes(mean, cov, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """A Gaussian's ``mean`` (dim,) and ``cov`` (dim, dim) as real arrays, their shapes checked together.
+
+    The cheap check of an expectation's arguments (``expected_energy``, called at every
+    step of a fit): no finiteness or definiteness test, unlike :func:`mean_cov`.
+    """
+    mean = real_array("mean", mean)
+    cov = real_array("cov", cov)
+    if mean.shape != (dim,) or cov.shape != (dim, dim):
+        raise ValueError(f"mean must have shape ({dim},) and cov ({dim}, {dim}), "
+                         f"got {mean.shape} and {cov.shape}")
+    return mean, cov
+
+
 def gaussians(name: str, value, dim: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """A list of (mean, cov) starting Gaussians, each checked by :func:`mean_cov`."""
     if value is None or isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):

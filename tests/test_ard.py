@@ -73,6 +73,19 @@ def test_one_class_is_the_single_alpha_run_exactly(which):
     np.testing.assert_array_equal(many.final.mean, one.final.mean)
 
 
+@pytest.mark.parametrize("mean, cov", [(np.zeros(1), np.eye(2)), (np.zeros(2), np.eye(3)),
+                                       (np.zeros((1, 2)), np.eye(2)), ("x", np.eye(2)), (np.zeros(2), None)])
+def test_class_prior_refuses_a_bad_mean_or_cov_as_the_base_posterior_does(mean, cov):
+    """One check (``_validation.mean_cov_shapes``): the same ValueError, word for word."""
+    post = make_posterior(seed=0, alpha=1.0)
+    messages = []
+    for p in (post, ClassPriorPosterior(post, [[0], [1]], [1.0, 2.0])):
+        with pytest.raises(ValueError, match="mean|cov") as info:
+            p.expected_energy(mean, cov)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
 def test_class_prior_laplace_evidence_is_the_exact_marginal_for_a_linear_model():
     """ln P(D | {α_c}, β) by Laplace (20) on a linear model = the closed-form Gaussian marginal."""
     X, y = _linear(11, k=5)

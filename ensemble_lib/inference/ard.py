@@ -221,11 +221,7 @@ class ClassPriorPosterior(RegressionPosterior):
 
     def expected_energy(self, mean, cov) -> Expectation:
         """⟨βE_D + Σ_c α_c E_W(c)⟩_Q with gradients."""
-        mean = check.real_array("mean", mean)
-        cov = check.real_array("cov", cov)
-        if mean.shape != (self.dim,) or cov.shape != (self.dim, self.dim):
-            raise ValueError(f"mean must have shape ({self.dim},) and cov ({self.dim}, {self.dim}), "
-                             f"got {mean.shape} and {cov.shape}")
+        mean, cov = check.mean_cov_shapes(mean, cov, self.dim)
         ed = self.expected_data_error(mean, cov)
         prior = 0.0
         for a, idx in zip(self.alphas, self.classes):

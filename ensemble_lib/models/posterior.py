@@ -131,11 +131,7 @@ class RegressionPosterior:
     # -- expectations under Q ---------------------------------------------
     def expected_energy(self, mean, cov) -> Expectation:
         """⟨βE_D + (α/2)‖w‖²⟩_Q = β⟨E_D⟩ + (α/2)(‖w̄‖² + Tr C), with gradients."""
-        mean = check.real_array("mean", mean)
-        cov = check.real_array("cov", cov)
-        if mean.shape != (self.dim,) or cov.shape != (self.dim, self.dim):
-            raise ValueError(f"mean must have shape ({self.dim},) and cov ({self.dim}, {self.dim}), "
-                             f"got {mean.shape} and {cov.shape}")
+        mean, cov = check.mean_cov_shapes(mean, cov, self.dim)
         ed = self.expected_data_error(mean, cov)
         value = self.beta * ed.value + 0.5 * self.alpha * (mean @ mean + np.trace(cov))
         d_mean = self.beta * ed.d_mean + self.alpha * mean
