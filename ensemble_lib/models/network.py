@@ -75,6 +75,8 @@ Code names: ``n_hidden`` = H, ``X`` = inputs (N × d), ``t`` = targets,
 from __future__ import annotations
 
 from functools import lru_cache
+from math import comb
+
 import numpy as np
 from numpy.polynomial.legendre import leggauss
 
@@ -220,107 +222,94 @@ def _sigma_derivatives(h, order: int) -> list[np.ndarray]:
     return out
 
 
-#: (p, q) with p + q ≤ 4, by total order: each comes from orders below it
-_ORDERS = tuple((p, r - p) for r in range(5) for p in range(r, -1, -1))
-#: rows of (pair × node) arrays handled at once: keeps the working set in cache
-_CHUNK_ROWS = 256
+def _hermite_terms(p: int, q: int) -> list[tuple[int, int, int, int, int, int]]:
+    """Wick expansion of ∂_h^p ∂_k^q exp(−½zᵀPz) = (−1)^(p+q) H_pq(y, P) exp(…), y = Pz.
 
-
-def _angle_integrals(h, k, theta_max, n_orders: int, n_quad: int) -> np.ndarray:
-    """∫_0^1 ∂^p_h ∂^q_k exp(−½zᵀP(θ)z)·(2/π) dx, θ = θ_max·x, z = (h, k), for ``_ORDERS[:n_orders]``.
-
-    ``P(θ) = [[1, −sinθ], [−sinθ, 1]]/cos²θ``; with ``y = Pz`` the
-    derivatives ``G_pq = ∂^p_h ∂^q_k G`` of ``G = exp(−½zᵀPz)`` obey the
-    Hermite recurrence (Leibniz's rule on ``G_10 = −y_1 G``)
-
-    .. math:: G_{p+1,q} = -y_1 G_{pq} - p P_{11} G_{p-1,q} - q P_{12} G_{p,q-1},
-              \\qquad G_{0,q+1} = -y_2 G_{0q} - q P_{22} G_{0,q-1},
-
-    the same polynomials as their Wick expansion in monomials of P and y
-    (which the tests keep as the reference). Inputs are 1-D of length M;
-    returns shape (n_orders, M). Works on blocks of rows so that the
-    (rows × nodes) arrays stay in cache, written into one buffer whose
-    weighted sums over the nodes are one matrix-vector product.
+    Returns terms (coef, j11, j12, j22, e1, e2) meaning
+    coef·P11^j11·P12^j12·P22^j22·y1^e1·y2^e2 (the sign (−1)^(pairs) included).
     """
-    x, wq = _legendre01(n_quad)
-    wq = (2.0 / np.pi) * wq
-    index = {pq: i for i, pq in enumerate(_ORDERS[:n_orders])}
-    max_order = sum(_ORDERS[n_orders - 1])
-    M = h.size
-    out = np.empty((n_orders, M))
-    rows = min(_CHUNK_ROWS, max(M, 1))
-    buf = np.empty((n_orders, rows, n_quad))
-    tmp = np.empty((rows, n_quad))
-    for start in range(0, M, rows):
-        stop = min(start + rows, M)
-        r = stop - start
-        G = buf[:, :r]
-        t = tmp[:r]
-        hh, kk = h[start:stop, None], k[start:stop, None]
-        s = theta_max[start:stop, None] * x
-        np.sin(s, out=s)
-        P11 = 1.0 - s
-        P11 *= 1.0 + s  # cos²θ = (1 − sinθ)(1 + sinθ), |θ| < π/2
-        np.divide(-1.0, P11, out=P11)  # −P11 = −P22 = −1/cos²θ
-        # the recurrence's coefficients with their signs: −y, −c·P11, −c·P12
-        ny1 = s * kk
-        ny1 -= hh
-        ny1 *= -P11  # y1 = (h − k sinθ)/cos²θ
-        ny2 = s * hh
-        ny2 -= kk
-        ny2 *= -P11
-        nP11 = [None, P11] + [c * P11 for c in range(2, max_order)]
-        nP12 = [None] + [-c * s * P11 for c in range(1, max_order)]  # P12 = −sinθ/cos²θ
-        g = G[0]
-        np.multiply(hh, ny1, out=g)
-        np.multiply(kk, ny2, out=t)
-        g += t
-        g *= 0.5
-        np.exp(g, out=g)  # exp(−½(h y1 + k y2)) = exp(−½zᵀPz)
-        for (p, q), i in index.items():
-            if p + q == 0:
-                continue
-            g = G[i]
-            if p > 0:  # step in h from (p − 1, q)
-                np.multiply(ny1, G[index[(p - 1, q)]], out=g)
-                if p > 1:
-                    np.multiply(nP11[p - 1], G[index[(p - 2, q)]], out=t)
-                    g += t
-                if q > 0:
-                    np.multiply(nP12[q], G[index[(p - 1, q - 1)]], out=t)
-                    g += t
-            else:  # step in k from (0, q − 1)
-                np.multiply(ny2, G[index[(0, q - 1)]], out=g)
-                if q > 1:
-                    np.multiply(nP11[q - 1], G[index[(0, q - 2)]], out=t)
-                    g += t
-        # the weighted sums over the nodes, as one matrix-vector product
-        out[:, start:stop] = (G.reshape(n_orders * r, n_quad) @ wq).reshape(n_orders, r)
+    terms = []
+    for j12 in range(min(p, q) + 1):
+        for j11 in range((p - j12) // 2 + 1):
+            for j22 in range((q - j12) // 2 + 1):
+                n11 = comb(p, 2 * j11) * _double_factorial(2 * j11 - 1)
+                n12 = comb(p - 2 * j11, j12) * comb(q, j12) * _factorial(j12)
+                n22 = comb(q - j12, 2 * j22) * _double_factorial(2 * j22 - 1)
+                sign = (-1) ** (j11 + j12 + j22)
+                terms.append(
+                    (sign * n11 * n12 * n22, j11, j12, j22, p - 2 * j11 - j12, q - j12 - 2 * j22)
+                )
+    return terms
+
+
+def _factorial(n: int) -> int:
+    out = 1
+    for i in range(2, n + 1):
+        out *= i
     return out
+
+
+def _double_factorial(n: int) -> int:
+    out = 1
+    while n > 1:
+        out *= n
+        n -= 2
+    return out
+
+
+_HERMITE = {(p, q): _hermite_terms(p, q) for p in range(5) for q in range(5) if p + q <= 4}
 
 
 def _psi_derivatives(m1, m2, S11, S12, S22, max_order: int, n_quad: int) -> dict:
     """∂^p_{m1}∂^q_{m2} Ψ for p + q ≤ max_order, Ψ = ⟨σ(a_1)σ(a_2)⟩, (a_1, a_2) ~ N(m, S).
 
     Vectorised over the (common) shape of the arguments. Returns a dict
-    (p, q) → array. See the module docstring for the angle form of Ψ; the
-    angle integrals of the kernel's derivatives are :func:`_angle_integrals`.
+    (p, q) → array. See the module docstring for the angle form of Ψ.
     """
-    m1, m2, S11, S12, S22 = np.broadcast_arrays(
-        *[np.asarray(a, dtype=float) for a in (m1, m2, S11, S12, S22)]
-    )
     l1 = np.sqrt(1.0 + S11)
     l2 = np.sqrt(1.0 + S22)
     h, k = m1 / l1, m2 / l2
     rho = np.minimum(np.maximum(S12 / (l1 * l2), -1.0 + 1e-15), 1.0 - 1e-15)
     theta_max = np.arcsin(rho)
-    n_orders = (max_order + 1) * (max_order + 2) // 2
-    integrals = _angle_integrals(h.ravel(), k.ravel(), theta_max.ravel(), n_orders, n_quad)
+    x, wq = _legendre01(n_quad)
+    th = theta_max[..., None] * x  # (..., n)
+    s, c2 = np.sin(th), np.cos(th) ** 2
+    hh, kk = h[..., None], k[..., None]
+    P11 = 1.0 / c2
+    P12 = -s / c2
+    y1 = (hh - s * kk) / c2
+    y2 = (kk - s * hh) / c2
+    kernel = np.exp(-0.5 * (hh * y1 + kk * y2)) * ((2.0 / np.pi) * wq)
     sh = _sigma_derivatives(h, max_order)
     sk = _sigma_derivatives(k, max_order)
+    # The Wick terms are monomials P11^a P12^b y1^e1 y2^e2 (P22 = P11); each
+    # monomial times the weighted kernel is built once (by one multiplication
+    # from a smaller one) and summed over the nodes once.
+    factors = (P11, P12, y1, y2)
+    unreduced = {(0, 0, 0, 0): kernel}
+    reduced = {}
+
+    def integral(key):
+        if key not in reduced:
+            reduced[key] = np.sum(monomial(key), axis=-1)
+        return reduced[key]
+
+    def monomial(key):
+        if key not in unreduced:
+            j = next(i for i in (3, 2, 1, 0) if key[i] > 0)
+            smaller = key[:j] + (key[j] - 1,) + key[j + 1:]
+            unreduced[key] = monomial(smaller) * factors[j]
+        return unreduced[key]
+
     out = {}
-    for (p, q), total in zip(_ORDERS[:n_orders], integrals):
-        out[(p, q)] = (sh[p] * sk[q] + theta_max * total.reshape(h.shape)) / (l1**p * l2**q)
+    for (p, q), terms in _HERMITE.items():
+        if p + q > max_order:
+            continue
+        total = 0.0
+        for coef, j11, j12, j22, e1, e2 in terms:
+            total = total + coef * integral((j11 + j22, j12, e1, e2))
+        sign = -1.0 if (p + q) % 2 else 1.0
+        out[(p, q)] = (sh[p] * sk[q] + sign * theta_max * total) / (l1**p * l2**q)
     return out
 
 
@@ -344,19 +333,12 @@ def _projected_moments(mean, cov, X, n_hidden):
     Ubar = mean[:hd].reshape(H, d)
     m_a = X @ Ubar.T  # (N, H)
     m_v = mean[hd:]  # (H,)
-    # Cov(a_i, a_j) = x_nᵀ C_{u_i u_j} x_n: one product with the outer products x_n x_nᵀ
-    Cuu = cov[:hd, :hd].reshape(H, d, H, d).transpose(1, 3, 0, 2).reshape(d * d, H * H)
-    S_aa = (_outer_rows(X) @ Cuu).reshape(N, H, H)
-    Cuv = cov[:hd, hd:].reshape(H, d, H).transpose(1, 0, 2).reshape(d, H * H)
-    S_av = (X @ Cuv).reshape(N, H, H)  # Cov(a_i, v_j)
+    Cuu = cov[:hd, :hd].reshape(H, d, H, d)
+    Cuv = cov[:hd, hd:].reshape(H, d, H)
+    S_aa = np.einsum("nd,idje,ne->nij", X, Cuu, X, optimize=True)  # Cov(a_i, a_j)
+    S_av = np.einsum("nd,idj->nij", X, Cuv, optimize=True)  # Cov(a_i, v_j)
     S_vv = cov[hd:, hd:]
     return m_a, m_v, S_aa, S_av, S_vv
-
-
-def _outer_rows(X) -> np.ndarray:
-    """x_n x_nᵀ for every row, flattened: shape (N, d·d)."""
-    N, d = X.shape
-    return (X[:, :, None] * X[:, None, :]).reshape(N, d * d)
 
 
 @lru_cache(maxsize=64)
@@ -367,33 +349,6 @@ def _pairs(H: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for a in (I, J, w):
         a.setflags(write=False)
     return I, J, w
-
-
-@lru_cache(maxsize=64)
-def _scatter(H: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """0/1 matrices that add pair quantities (N, P) into per-unit arrays by one product.
-
-    ``E_a`` (2P × H): rows ``[e_I; e_J]``, so ``[g_I, g_J] @ E_a`` adds g_I at i
-    and g_J at j. ``E_aa`` (3P × H²): rows ``[e_II; e_JJ; e_IJ + e_JI]`` of the
-    flattened (H, H) index. ``E_av`` (4P × H²): rows ``[e_II; e_JI; e_IJ; e_JJ]``.
-    """
-    I, J, _ = _pairs(H)
-    P = I.size
-    rows = np.arange(P)
-    E_a = np.zeros((2 * P, H))
-    E_a[rows, I] = 1.0
-    E_a[P + rows, J] = 1.0
-    E_aa = np.zeros((3 * P, H * H))
-    E_aa[rows, I * H + I] = 1.0
-    E_aa[P + rows, J * H + J] = 1.0
-    E_aa[2 * P + rows, I * H + J] += 1.0
-    E_aa[2 * P + rows, J * H + I] += 1.0
-    E_av = np.zeros((4 * P, H * H))
-    for block, (a, b) in enumerate([(I, I), (J, I), (I, J), (J, J)]):
-        E_av[block * P + rows, a * H + b] = 1.0
-    for a in (E_a, E_aa, E_av):
-        a.setflags(write=False)
-    return E_a, E_aa, E_av
 
 
 def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
@@ -435,12 +390,16 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     value = 0.5 * float(np.sum(f2 - 2.0 * t * f1 + t * t))
     # gradients of ½Σ_n(Σ_ij T_ij − 2t_n Σ_i M_i) with respect to the blocks of y's moments
     half_om = 0.5 * om
-    E_a, E_aa, E_av = _scatter(H)
-    gm_a = np.concatenate([half_om * T(1, 0), half_om * T(0, 1)], axis=1) @ E_a
+    gm_a = np.zeros((N, H))
+    G_aa = np.zeros((N, H, H))
+    G_av = np.zeros((N, H, H))  # [n, a-index, v-index]
+    np.add.at(gm_a, (slice(None), I), half_om * T(1, 0))
+    np.add.at(gm_a, (slice(None), J), half_om * T(0, 1))
     g20, g11, g02 = 0.5 * T(2, 0), 0.5 * T(1, 1), 0.5 * T(0, 2)
-    G_aa = (
-        np.concatenate([half_om * g20, half_om * g02, half_om * g11], axis=1) @ E_aa
-    ).reshape(N, H, H)
+    np.add.at(G_aa, (slice(None), I, I), half_om * g20)
+    np.add.at(G_aa, (slice(None), J, J), half_om * g02)
+    np.add.at(G_aa, (slice(None), I, J), half_om * g11)
+    np.add.at(G_aa, (slice(None), J, I), half_om * g11)
     d10, d01 = D[(1, 0)], D[(0, 1)]
     d20, d11, d02 = D[(2, 0)], D[(1, 1)], D[(0, 2)]
     g_mu1 = (mu2 * D[(0, 0)] + c2[0] * d10 + c2[1] * d01).sum(axis=0) * half_om
@@ -451,12 +410,16 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     g_c1b = 0.5 * half_om * (mu2 * d01 + d11 * c2[0] + d02 * c2[1])
     g_c2a = 0.5 * half_om * (mu1 * d10 + d20 * c1[0] + d11 * c1[1])
     g_c2b = 0.5 * half_om * (mu1 * d01 + d11 * c1[0] + d02 * c1[1])
-    G_av = (  # [n, a-index, v-index]
-        np.concatenate([g_c1a, g_c1b, g_c2a, g_c2b], axis=1) @ E_av
-    ).reshape(N, H, H)
-    gm_v = np.concatenate([g_mu1, g_mu2]) @ E_a
-    G_vv = (0.5 * g_K) @ E_aa[2 * I.size:]
-    G_vv = G_vv.reshape(H, H)
+    np.add.at(G_av, (slice(None), I, I), g_c1a)
+    np.add.at(G_av, (slice(None), J, I), g_c1b)
+    np.add.at(G_av, (slice(None), I, J), g_c2a)
+    np.add.at(G_av, (slice(None), J, J), g_c2b)
+    gm_v = np.zeros(H)
+    np.add.at(gm_v, I, g_mu1)
+    np.add.at(gm_v, J, g_mu2)
+    G_vv = np.zeros((H, H))
+    np.add.at(G_vv, (I, J), 0.5 * g_K)
+    np.add.at(G_vv, (J, I), 0.5 * g_K)
     # −t_n Σ_i M_i (the ½ and the 2 cancel)
     tt = t[:, None]
     gm_v -= np.sum(tt * D1[0], axis=0)
@@ -471,10 +434,8 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     d_mean[:hd] = (gm_a.T @ X).ravel()
     d_mean[hd:] = gm_v
     d_cov = np.empty((k, k))
-    uu = (G_aa.reshape(N, H * H).T @ _outer_rows(X)).reshape(H, H, d, d)
-    uu = uu.transpose(0, 2, 1, 3).reshape(hd, hd)
-    d_cov[:hd, :hd] = 0.5 * (uu + uu.T)  # symmetric up to round-off; made exactly so
-    uv = (G_av.reshape(N, H * H).T @ X).reshape(H, H, d).transpose(0, 2, 1).reshape(hd, H)
+    d_cov[:hd, :hd] = np.einsum("nij,nd,ne->idje", G_aa, X, X, optimize=True).reshape(hd, hd)
+    uv = np.einsum("nij,nd->idj", G_av, X, optimize=True).reshape(hd, H)
     d_cov[:hd, hd:] = uv
     d_cov[hd:, :hd] = uv.T
     d_cov[hd:, hd:] = G_vv
