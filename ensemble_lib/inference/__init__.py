@@ -4,7 +4,10 @@
   log-determinant, solves and entropy), KL between Gaussians, covariance families (B&B (26));
 * :mod:`.laplace` — Laplace's method (B&B (9)–(12));
 * :mod:`.kl_fit` — minimising KL(Q‖P) over diagonal / factor / full Gaussians;
-* :mod:`.toy_fits` — every family fitted to one toy posterior (B&B Fig. 2);
+* :mod:`.toy_objective` — the toy's KL(Q‖P) and gradient in closed form over u, its spread and
+  v given u, straight from each family's parameters (what :mod:`.kl_fit` minimises for the toy);
+* :mod:`.toy_fits` — every family fitted to one toy posterior (B&B Fig. 2), warm-started between
+  slider steps with a guard;
 * :mod:`.hyperparameters` — Gamma hyperpriors and the ensemble's α, β updates (B&B (27)–(38));
 * :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25));
 * :mod:`.ard` — one α per weight class (MacKay (26)–(27), ARD §7) in the evidence and in the
