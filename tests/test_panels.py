@@ -302,6 +302,55 @@ def test_a_blitted_panel_renders_as_a_full_redraw(name):
     assert differ < 0.005, differ
 
 
+class _Layered(FigurePanel):
+    """Blitted: the line (x) moves over a cached background whose band's grey follows y."""
+
+    blit = True
+
+    def __init__(self, renew: bool = True):
+        fig, ax = new_figure(2.0, 2.0)
+        self.band = ax.axhspan(0.0, 1.0, color="0.9")
+        (self.line,) = ax.plot([0, 1], [0, 0], lw=4)
+        self.renew, self._y = renew, None
+        super().__init__({"x": self.slider("x", 0, 0, 10), "y": self.slider("y", 0, 0, 10)}, fig)
+
+    def animated_artists(self):
+        return [self.line]
+
+    def compute(self, x, y):
+        return _XY(x, y)
+
+    def draw(self, state):
+        self.line.set_ydata([0, state.x / 10])
+        if state.y != self._y:
+            self.band.set_color(str(0.9 - 0.08 * state.y))
+            self._y = state.y
+            if self.renew:
+                self.invalidate_background()
+
+
+def _differ_from_a_full_redraw(p) -> float:
+    fast = np.asarray(Image.open(io.BytesIO(p.image.value)).convert("RGB"), dtype=float)
+    buf = io.BytesIO()
+    p.fig.savefig(buf, format="png", dpi=p.fig.dpi)
+    full = np.asarray(Image.open(buf).convert("RGB"), dtype=float)
+    return float(np.mean(np.any(np.abs(fast - full) > 40, axis=2)))
+
+
+@pytest.mark.parametrize("renew", [True, False])
+def test_invalidate_background_renews_a_blitted_panels_static_parts(renew):
+    """After ``invalidate_background`` the next step draws everything and caches it; without it
+    the old background would stay (the check's control case)."""
+    p = _Layered(renew)
+    p.update()
+    p.controls["x"].value = 5  # the line alone, over the cached background
+    p.controls["y"].value = 8  # the band changes too
+    p.controls["x"].value = 7  # the line alone again, over the renewed background
+    assert p.last_error is None
+    assert (_differ_from_a_full_redraw(p) < 0.005) == renew
+    _Tiny().invalidate_background()  # no blitting: nothing to renew, no error
+
+
 # ---------------------------------------------------------------------------
 # the base class's machinery, on tiny panels
 # ---------------------------------------------------------------------------

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.lines import Line2D
 from scipy import integrate
 
@@ -290,37 +289,6 @@ class MixtureState:
         return fits[min(self.K, len(fits)) - 1]
 
 
-class _LayeredCanvas(FigureCanvasAgg):
-    """An Agg canvas that keeps an image of the figure without the ``top()`` artists.
-
-    A draw restores that image and draws ``top()`` over it (they are marked animated, so a
-    full draw skips them); :meth:`invalidate` makes the next draw a full one, which renews
-    the image. (The panel base class's blitting caches its background once for good: here
-    the background changes with α and the seed, and stays while only K moves.)
-    """
-
-    def __init__(self, figure, top):
-        super().__init__(figure)
-        self._top = top
-        self._background = None
-
-    def invalidate(self) -> None:
-        self._background = None
-
-    def draw(self):
-        arts = list(self._top())
-        for a in arts:
-            a.set_animated(True)
-        if self._background is None:
-            super().draw()
-            self._background = self.copy_from_bbox(self.figure.bbox)
-        else:
-            self.restore_region(self._background)
-        renderer = self.get_renderer()
-        for a in arts:
-            a.draw(renderer)
-
-
 class MixtureExplorer(FigurePanel):
     """Sliders for K, α and the data seed: the mixtures over the exact posterior, and KL against K.
 
@@ -336,12 +304,14 @@ class MixtureExplorer(FigurePanel):
     """
 
     image_format = "jpeg"
+    blit = True  # the static parts are drawn again only for a new posterior (invalidate_background)
 
     def __init__(self):
         # 900 x 340 px: with its controls and table within a 1366 x 768 screen's notebook
         fig, axes = new_figure(9.0, 3.4, ncols=2, gridspec_kw={"width_ratios": [1.2, 1.0]})
         self.ax, self.ax_kl = axes
         self._contours = []
+        self._mix = {"quadrature": [], "bound": []}  # the fits' ellipses, made after the layout pass
         self._posterior = None  # the posterior the contours, axes and KL range are drawn for
         # the layout is computed once: give it every label and title it will hold
         self.ax.set_xlabel("u (input-to-hidden weight)")
@@ -369,18 +339,15 @@ class MixtureExplorer(FigurePanel):
             right = ax.yaxis.label.get_window_extent(renderer).x1
             ax.yaxis.set_label_coords(ax.transAxes.inverted().transform((right, 0.0))[0], 0.5)
         # each fit's K_MAX components (1-σ ellipse and mean), made once and moved (hidden if unused)
-        self._mix = {}
         for which, color, ls in (("quadrature", COLOR_QUADRATURE, "-"), ("bound", COLOR_BOUND, "--")):
-            self._mix[which] = []
             for _ in range(K_MAX):
                 arts = plot_gaussian_ellipses(self.ax, [0.0, 0.0], np.eye(2), n_sigmas=(1,), color=color)
                 arts[0].set_linestyle(ls)
                 for a in arts:
                     a.set_visible(False)
                 self._mix[which].append(arts)
-        self._canvas = _LayeredCanvas(fig, self.top_artists)
 
-    def top_artists(self) -> list:
+    def animated_artists(self) -> list:
         """What changes while the posterior stays: the ellipses, the title, the KL curves, the K marker.
 
         They are drawn over a kept image of the rest (contours, axes, legends), which is drawn
@@ -421,7 +388,7 @@ class MixtureExplorer(FigurePanel):
             self.ax_kl.set_ylim(lo - 0.08 * (hi - lo), hi + 0.08 * (hi - lo))
             self._ln2.set_ydata([kl1 - np.log(2.0)] * 2)
             self._posterior = comp.posterior
-            self._canvas.invalidate()
+            self.invalidate_background()
         for line, (which, attr, _, _) in zip(self._curves, LADDER_CURVES):
             ladder = getattr(comp, which)
             line.set_data(np.arange(1, len(ladder.fits) + 1), getattr(ladder, attr))

@@ -21,7 +21,8 @@ The base class owns the machinery:
   can be measured;
 * the layout is computed once; a panel may opt in to blitting
   (:attr:`~FigurePanel.blit`): only :meth:`~FigurePanel.animated_artists` are
-  redrawn over a cached image of the rest;
+  redrawn over a cached image of the rest, which
+  :meth:`~FigurePanel.invalidate_background` renews when it changes;
 * :meth:`~FigurePanel.hold` holds updates while several controls change and
   updates once at the end;
 * errors from a bad value are shown in the panel's status line (never lost in
@@ -198,7 +199,8 @@ class _BlitCanvas(FigureCanvasAgg):
 
     The artists ``dynamic()`` returns are marked ``animated``, so a normal draw
     skips them; the first draw after the layout is frozen is cached, and later
-    draws restore it and draw ``dynamic()`` on top.
+    draws restore it and draw ``dynamic()`` on top. :meth:`invalidate` makes the
+    next draw a full one, which caches the background afresh.
 
     Parameters
     ----------
@@ -218,6 +220,10 @@ class _BlitCanvas(FigureCanvasAgg):
         for a in arts:
             a.set_animated(True)
         return arts
+
+    def invalidate(self) -> None:
+        """Drop the cached background: the next draw is a full one and caches it again."""
+        self._background = None
 
     def _layout_frozen(self) -> bool:
         eng = self.figure.get_layout_engine()
@@ -268,7 +274,8 @@ class FigurePanel:
     #: Resolution of the panel's PNG (dots per inch); a panel with a costly figure may set less.
     dpi: float = PANEL_DPI
     #: Redraw only :meth:`animated_artists` at each step over a cached image of the rest.
-    #: Only for panels whose other artists (axes, ticks, labels) never change.
+    #: Only for panels whose other artists (axes, ticks, labels) never change, or change
+    #: seldom and call :meth:`invalidate_background` when they do.
     blit: bool = False
     #: Encoding of the image widget: ``"png"`` (lines stay crisp: the default) or ``"jpeg"``
     #: (filled contours and densities: about ten times faster to encode, half the bytes).
@@ -459,6 +466,16 @@ class FigurePanel:
                              for k in range(pairs) if k * n + i < len(rows)) + "</tr>"
             for i in range(n))
         return f"<table>{head}{body}</table>"
+
+    def invalidate_background(self) -> None:
+        """Redraw the static parts at the next step (with :attr:`blit`; a no-op without).
+
+        For a panel whose static parts change now and then (new contours, new axis limits):
+        the next render draws the whole figure and caches it again as the background of the
+        steps that follow, which draw only :meth:`animated_artists` over it.
+        """
+        if isinstance(self.fig.canvas, _BlitCanvas):
+            self.fig.canvas.invalidate()
 
     @staticmethod
     def axes_artists(ax) -> list:
