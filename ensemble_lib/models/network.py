@@ -260,56 +260,107 @@ def _double_factorial(n: int) -> int:
 _HERMITE = {(p, q): _hermite_terms(p, q) for p in range(5) for q in range(5) if p + q <= 4}
 
 
+#: rows (data points × pairs) of :func:`_psi_derivatives` done at once
+_CHUNK_ROWS = 1024
+
+
 def _psi_derivatives(m1, m2, S11, S12, S22, max_order: int, n_quad: int) -> dict:
     """∂^p_{m1}∂^q_{m2} Ψ for p + q ≤ max_order, Ψ = ⟨σ(a_1)σ(a_2)⟩, (a_1, a_2) ~ N(m, S).
 
     Vectorised over the (common) shape of the arguments. Returns a dict
     (p, q) → array. See the module docstring for the angle form of Ψ.
+
+    The integrals of the Wick monomials (:func:`_angle_integrals`) are done
+    on blocks of rows, each monomial written into a reused buffer: the same
+    floating-point operations as one block of everything, so the same result
+    bit for bit, without tens of megabytes of fresh memory per call.
     """
+    m1, m2, S11, S12, S22 = np.broadcast_arrays(
+        *[np.asarray(a, dtype=float) for a in (m1, m2, S11, S12, S22)]
+    )
     l1 = np.sqrt(1.0 + S11)
     l2 = np.sqrt(1.0 + S22)
     h, k = m1 / l1, m2 / l2
     rho = np.minimum(np.maximum(S12 / (l1 * l2), -1.0 + 1e-15), 1.0 - 1e-15)
     theta_max = np.arcsin(rho)
-    x, wq = _legendre01(n_quad)
-    th = theta_max[..., None] * x  # (..., n)
-    s, c2 = np.sin(th), np.cos(th) ** 2
-    hh, kk = h[..., None], k[..., None]
-    P11 = 1.0 / c2
-    P12 = -s / c2
-    y1 = (hh - s * kk) / c2
-    y2 = (kk - s * hh) / c2
-    kernel = np.exp(-0.5 * (hh * y1 + kk * y2)) * ((2.0 / np.pi) * wq)
+    keys, tree = _monomial_tree(max_order)
+    integral = {}
+    for key, flat in _angle_integrals(h.ravel(), k.ravel(), theta_max.ravel(), keys, tree, n_quad).items():
+        # in θ_max's memory layout, as a sum over the nodes of (…, n) arrays would give:
+        # the layout decides which BLAS kernel the products with these arrays use later
+        integral[key] = np.empty_like(theta_max)
+        integral[key][...] = flat.reshape(theta_max.shape)
     sh = _sigma_derivatives(h, max_order)
     sk = _sigma_derivatives(k, max_order)
-    # The Wick terms are monomials P11^a P12^b y1^e1 y2^e2 (P22 = P11); each
-    # monomial times the weighted kernel is built once (by one multiplication
-    # from a smaller one) and summed over the nodes once.
-    factors = (P11, P12, y1, y2)
-    unreduced = {(0, 0, 0, 0): kernel}
-    reduced = {}
-
-    def integral(key):
-        if key not in reduced:
-            reduced[key] = np.sum(monomial(key), axis=-1)
-        return reduced[key]
-
-    def monomial(key):
-        if key not in unreduced:
-            j = next(i for i in (3, 2, 1, 0) if key[i] > 0)
-            smaller = key[:j] + (key[j] - 1,) + key[j + 1:]
-            unreduced[key] = monomial(smaller) * factors[j]
-        return unreduced[key]
-
     out = {}
     for (p, q), terms in _HERMITE.items():
         if p + q > max_order:
             continue
         total = 0.0
         for coef, j11, j12, j22, e1, e2 in terms:
-            total = total + coef * integral((j11 + j22, j12, e1, e2))
+            total = total + coef * integral[(j11 + j22, j12, e1, e2)]
         sign = -1.0 if (p + q) % 2 else 1.0
         out[(p, q)] = (sh[p] * sk[q] + sign * theta_max * total) / (l1**p * l2**q)
+    return out
+
+
+def _parent(key):
+    """The monomial ``key`` is built from: one power less of its last factor present."""
+    j = next(i for i in (3, 2, 1, 0) if key[i] > 0)
+    return key[:j] + (key[j] - 1,) + key[j + 1:], j
+
+
+@lru_cache(maxsize=8)
+def _monomial_tree(max_order: int):
+    """Monomials (powers of P11, P12, y1, y2; P22 = P11) whose integrals Ψ's derivatives need,
+    and the tree that builds each from its parent by one product: key → [(child, factor), …]."""
+    keys = set()
+    for (p, q), terms in _HERMITE.items():
+        if p + q <= max_order:
+            keys.update((j11 + j22, j12, e1, e2) for _, j11, j12, j22, e1, e2 in terms)
+    tree = {}
+    todo = list(keys)
+    while todo:
+        key = todo.pop()
+        if key == (0, 0, 0, 0):
+            continue
+        parent, j = _parent(key)
+        children = tree.setdefault(parent, [])
+        if (key, j) not in children:
+            children.append((key, j))
+            todo.append(parent)
+    return frozenset(keys), {key: tuple(sorted(ch)) for key, ch in tree.items()}
+
+
+def _angle_integrals(h, k, theta_max, keys, tree, n_quad: int) -> dict:
+    """Σ_nodes kernel·monomial for every monomial in ``keys`` (1-D inputs of length M)."""
+    x, wq = _legendre01(n_quad)
+    M = h.size
+    out = {key: np.empty(M) for key in keys}
+    depth = 1 + max(sum(key) for key in keys)
+    for start in range(0, M, _CHUNK_ROWS):
+        sl = slice(start, start + _CHUNK_ROWS)
+        th = theta_max[sl, None] * x  # (rows, n)
+        s, c2 = np.sin(th), np.cos(th) ** 2
+        hh, kk = h[sl, None], k[sl, None]
+        P11 = 1.0 / c2
+        P12 = -s / c2
+        y1 = (hh - s * kk) / c2
+        y2 = (kk - s * hh) / c2
+        kernel = np.exp(-0.5 * (hh * y1 + kk * y2)) * ((2.0 / np.pi) * wq)
+        factors = (P11, P12, y1, y2)
+        # depth-first over the tree: one buffer per level holds the monomial
+        # times the weighted kernel on the path from the root
+        level = [kernel] + [np.empty_like(kernel) for _ in range(depth - 1)]
+
+        def visit(key, d):
+            if key in out:
+                np.sum(level[d], axis=-1, out=out[key][sl])
+            for child, j in tree.get(key, ()):
+                np.multiply(level[d], factors[j], out=level[d + 1])
+                visit(child, d + 1)
+
+        visit((0, 0, 0, 0), 0)
     return out
 
 
