@@ -358,6 +358,45 @@ class ClassEvidenceRun:
         return math.sqrt(2.0 / n_minus) if n_minus > 0 else math.inf
 
 
+def _start_values(post, n_classes: int, alpha0, beta0) -> tuple[np.ndarray, float]:
+    """A re-estimation's start: α_c (a number for all, or one per class; default the posterior's α) and β."""
+    alphas = (np.full(n_classes, post.alpha) if alpha0 is None
+              else _class_vector("alpha0", alpha0, n_classes, check.positive))
+    beta = post.beta if beta0 is None else check.positive("beta0", beta0)
+    return alphas, beta
+
+
+def _check_limits(limits, alphas, beta) -> tuple[float, float]:
+    """A re-estimation's ``limits`` (lo, hi): within [1e-8, 1e8] and holding the start α_c and β."""
+    lo, hi = check.interval("limits", limits, positive=True)
+    if lo < 1.0 / _LIMIT or hi > _LIMIT:
+        raise ValueError(f"limits must lie within [{1.0 / _LIMIT:g}, {_LIMIT:g}], got {limits!r}")
+    if not (np.all((lo <= alphas) & (alphas <= hi)) and lo <= beta <= hi):
+        raise ValueError(f"alpha0 and beta0 must lie within limits [{lo:g}, {hi:g}]")
+    return lo, hi
+
+
+def _cap_and_change(a_new, b_new, alphas, beta, hi, capped):
+    """One step's end: an α_c re-estimate above ``hi`` is held there (its class joins ``capped``: switched
+    off); the change is max(|Δ ln α_c|, |Δ ln β|) over the classes not held at ``hi`` before and after.
+
+    Returns ``(a_new, capped, change)``.
+    """
+    over = ~(a_new <= hi)
+    capped = capped | over
+    a_new = np.where(over, hi, a_new)
+    free = ~(over & (alphas == hi))
+    change = max(float(np.max(np.abs(np.log(a_new[free] / alphas[free])), initial=0.0)),
+                 abs(math.log(b_new / beta)))
+    return a_new, capped, change
+
+
+def _capped_note(capped, hi: float) -> str:
+    """The run's note on the classes switched off."""
+    return (f"class(es) {np.flatnonzero(capped).tolist()} switched off: alpha_c ran to the "
+            f"limit {hi:g} (the data do not support these weights).")
+
+
 def class_evidence_reestimation(post, classes, alpha0=None, beta0=None, tol: float = 1e-8,
                                 max_iter: int = 200, symmetry_factor: int = 1, start=None,
                                 limits: tuple[float, float] = (1.0 / _LIMIT, _LIMIT),
@@ -393,17 +432,11 @@ def class_evidence_reestimation(post, classes, alpha0=None, beta0=None, tol: flo
         start = check.real_array("start", start)
         if start.shape != (post.dim,) or not np.all(np.isfinite(start)):
             raise ValueError(f"start must have shape ({post.dim},) and be finite, got shape {start.shape}")
-    alphas = (np.full(nc, post.alpha) if alpha0 is None
-              else _class_vector("alpha0", alpha0, nc, check.positive))
-    beta = post.beta if beta0 is None else check.positive("beta0", beta0)
+    alphas, beta = _start_values(post, nc, alpha0, beta0)
     tol = check.positive("tol", tol)
     max_iter = check.integer("max_iter", max_iter, low=1, high=100_000)
     symmetry_factor = check.integer("symmetry_factor", symmetry_factor, low=1)
-    lo, hi = check.interval("limits", limits, positive=True)
-    if lo < 1.0 / _LIMIT or hi > _LIMIT:
-        raise ValueError(f"limits must lie within [{1.0 / _LIMIT:g}, {_LIMIT:g}], got {limits!r}")
-    if not (np.all((lo <= alphas) & (alphas <= hi)) and lo <= beta <= hi):
-        raise ValueError(f"alpha0 and beta0 must lie within limits [{lo:g}, {hi:g}]")
+    lo, hi = _check_limits(limits, alphas, beta)
     rec = {key: [] for key in ("alpha", "beta", "gamma", "logev", "occam")}
     notes: list[str] = []
     converged, change, state = False, math.inf, None
@@ -437,13 +470,7 @@ def class_evidence_reestimation(post, classes, alpha0=None, beta0=None, tol: flo
             warnings.warn(" ".join(notes) + " Stopped at the last finite state.",
                           HyperparameterConvergenceWarning, stacklevel=2)
             break
-        over = ~(a_new <= hi)
-        if np.any(over & ~capped):
-            capped = capped | over
-        a_new = np.where(over, hi, a_new)
-        free = ~(over & (alphas == hi))
-        change = max([abs(math.log(a / b)) for a, b in zip(a_new[free], alphas[free])]
-                     + [abs(math.log(b_new / beta))])
+        a_new, capped, change = _cap_and_change(a_new, b_new, alphas, beta, hi, capped)
         if change < tol:
             converged = True
             break
@@ -454,8 +481,7 @@ def class_evidence_reestimation(post, classes, alpha0=None, beta0=None, tol: flo
             f"last change max(|d ln alpha_c|, |d ln beta|) was {change:.3g} > tol = {tol:g}.",
             HyperparameterConvergenceWarning, stacklevel=2)
     if np.any(capped):
-        notes.append(f"class(es) {np.flatnonzero(capped).tolist()} switched off: alpha_c ran to the "
-                     f"limit {hi:g} (the data do not support these weights).")
+        notes.append(_capped_note(capped, hi))
     return ClassEvidenceRun(
         classes=classes, alphas=np.array(rec["alpha"]), beta=np.array(rec["beta"], dtype=float),
         gammas=np.array(rec["gamma"]), log_evidence=np.array(rec["logev"], dtype=float),
@@ -495,16 +521,10 @@ def linear_class_evidence(post, classes, alpha0=None, beta0=None, tol: float = 1
         raise ValueError(f"post must be a linear model (a LinearGaussianPosterior), got {type(post).__name__}")
     classes = check_classes(classes, post.dim)
     nc = len(classes)
-    alphas = (np.full(nc, post.alpha) if alpha0 is None
-              else _class_vector("alpha0", alpha0, nc, check.positive))
-    beta = post.beta if beta0 is None else check.positive("beta0", beta0)
+    alphas, beta = _start_values(post, nc, alpha0, beta0)
     tol = check.positive("tol", tol)
     max_iter = check.integer("max_iter", max_iter, low=1, high=100_000)
-    lo, hi = check.interval("limits", limits, positive=True)
-    if lo < 1.0 / _LIMIT or hi > _LIMIT:
-        raise ValueError(f"limits must lie within [{1.0 / _LIMIT:g}, {_LIMIT:g}], got {limits!r}")
-    if not (np.all((lo <= alphas) & (alphas <= hi)) and lo <= beta <= hi):
-        raise ValueError(f"alpha0 and beta0 must lie within limits [{lo:g}, {hi:g}]")
+    lo, hi = _check_limits(limits, alphas, beta)
     t = post.t
     N, k = post.n_data, post.dim
     PtP, Ptt = Phi.T @ Phi, Phi.T @ t
@@ -558,12 +578,7 @@ def linear_class_evidence(post, classes, alpha0=None, beta0=None, tol: float = 1
             warnings.warn(" ".join(notes) + " Stopped at the last finite state.",
                           HyperparameterConvergenceWarning, stacklevel=2)
             break
-        over = ~(a_new <= hi)
-        capped = capped | over
-        a_new = np.where(over, hi, a_new)
-        free = ~(over & (alphas == hi))
-        change = max(float(np.max(np.abs(np.log(a_new[free] / alphas[free])), initial=0.0)),
-                     abs(math.log(b_new / beta)))
+        a_new, capped, change = _cap_and_change(a_new, b_new, alphas, beta, hi, capped)
         if change < tol:
             converged = True
             break
@@ -578,8 +593,7 @@ def linear_class_evidence(post, classes, alpha0=None, beta0=None, tol: float = 1
                                data_error=ed, sum_w2=sum_w2, log_likelihood=log_lik, log_occam=log_occam,
                                log_evidence=log_lik + log_occam)
     if np.any(capped):
-        notes.append(f"class(es) {np.flatnonzero(capped).tolist()} switched off: alpha_c ran to the "
-                     f"limit {hi:g} (the data do not support these weights).")
+        notes.append(_capped_note(capped, hi))
     return ClassEvidenceRun(
         classes=classes, alphas=np.array(rec["alpha"]), beta=np.array(rec["beta"], dtype=float),
         gammas=np.array(rec["gamma"]), log_evidence=np.array(rec["logev"], dtype=float),
