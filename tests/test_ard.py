@@ -18,7 +18,7 @@ from sklearn.linear_model import ARDRegression
 from ensemble_lib import GammaHyperprior, LinearGaussianPosterior, NetworkPosterior, add_bias, make_posterior
 from ensemble_lib.inference.ard import (ClassCollapsedBound, ClassPriorPosterior, check_classes,
                                         class_evidence_reestimation, fit_class_ensemble,
-                                        network_classes, sample_prior_functions)
+                                        linear_class_evidence, network_classes, sample_prior_functions)
 from ensemble_lib.inference.evidence import evidence_reestimation
 from ensemble_lib.inference.gaussian import CovarianceFamily
 from ensemble_lib.inference.kl_fit import kl_objective
@@ -34,14 +34,17 @@ def _linear(seed, n=60, k=4, noise=0.5):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_one_alpha_per_weight_matches_sklearn_ard(seed):
-    """(27) with one class per weight = ARDRegression with hyperprior constants 0 and no pruning.
+@pytest.mark.parametrize("reestimate", [class_evidence_reestimation, linear_class_evidence],
+                         ids=["laplace", "closed_form"])
+def test_one_alpha_per_weight_matches_sklearn_ard(reestimate, seed):
+    """(27) with one class per weight = ARDRegression with hyperprior constants 0 and no pruning,
+    by Laplace fits and in closed form (linear_class_evidence: one Cholesky a step).
 
     scikit-learn refuses ``threshold_lambda=inf`` (its range is [0, inf)); 1e300 prunes nothing.
     """
     X, y = _linear(100 + seed)
-    run = class_evidence_reestimation(LinearGaussianPosterior(X, y, 1.0, 1.0),
-                                      [[i] for i in range(X.shape[1])], tol=1e-13, max_iter=10_000)
+    run = reestimate(LinearGaussianPosterior(X, y, 1.0, 1.0), [[i] for i in range(X.shape[1])],
+                     tol=1e-13, max_iter=10_000)
     ard = ARDRegression(alpha_1=0.0, alpha_2=0.0, lambda_1=0.0, lambda_2=0.0, threshold_lambda=1e300,
                         fit_intercept=False, tol=1e-12, max_iter=3000).fit(X, y)
     assert run.converged and not np.any(run.capped)
@@ -267,30 +270,9 @@ def test_capped_class_is_reported_and_the_rest_converge():
     assert run.alphas_final[2] == 1e8 and "switched off" in run.notes[-1]
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_closed_form_linear_iteration_matches_sklearn_ard(seed):
-    """linear_class_evidence (one Cholesky a step) = ARDRegression, set up as in the test above."""
-    from ensemble_lib.inference.ard import linear_class_evidence
-
-    X, y = _linear(100 + seed)
-    run = linear_class_evidence(LinearGaussianPosterior(X, y, 1.0, 1.0), [[i] for i in range(X.shape[1])],
-                                tol=1e-13, max_iter=10_000)
-    ard = ARDRegression(alpha_1=0.0, alpha_2=0.0, lambda_1=0.0, lambda_2=0.0, threshold_lambda=1e300,
-                        fit_intercept=False, tol=1e-12, max_iter=3000).fit(X, y)
-    assert run.converged and not np.any(run.capped)
-    np.testing.assert_allclose(run.alphas_final, ard.lambda_, rtol=1e-6)
-    assert run.beta_final == pytest.approx(ard.alpha_, rel=1e-6)
-    np.testing.assert_allclose(run.final.mean, ard.coef_, rtol=1e-6)
-    cov = X @ np.diag(1.0 / run.alphas_final) @ X.T + np.eye(len(y)) / run.beta_final
-    assert run.final.log_evidence == pytest.approx(stats.multivariate_normal(np.zeros(len(y)), cov).logpdf(y),
-                                                   abs=1e-8)
-
-
 def test_closed_form_linear_iteration_follows_the_general_one_step_by_step():
     """Same trajectory (every α_c, β, γ_c, ln evidence) as class_evidence_reestimation's Laplace fits,
     also when a class is switched off (a zero column: held at the limit, reported)."""
-    from ensemble_lib.inference.ard import linear_class_evidence
-
     rng = np.random.default_rng(9)
     X = np.column_stack([rng.normal(size=40), rng.normal(size=40), np.zeros(40), rng.normal(size=40)])
     y = X[:, 0] - 0.5 * X[:, 1] + 0.2 * rng.normal(size=40)
