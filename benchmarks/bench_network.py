@@ -4,7 +4,11 @@ One evaluation of the KL objective (bound F[Q] up to a constant) and its
 exact gradient, ``kl_objective``, for the Boston Table-1 configuration
 (N = 128, d = 13 inputs + bias, H = 4, k = 60, full covariance) on random
 data of that size, and how the cost grows with N, H and d (hence k); plus a
-full-covariance fit to convergence on a small problem.
+full-covariance fit to convergence on a small problem. The
+``expected_data_error_*`` cases time ⟨E_D⟩ with its gradient alone
+(``NetworkPosterior.expected_data_error``) at N = 128, d = 14, H = 2, 4, 8:
+the network moments that lesson 6's model-size study spends most of its time in
+(before/after of their speed-up: results/network-moments-before-after-2026-11-24.md).
 """
 
 from __future__ import annotations
@@ -46,6 +50,19 @@ def _objective_case(N, n_inputs, H, family="full", rank=None, target=None):
     return setup, step, target
 
 
+def _expected_error_case(N, n_inputs, H):
+    def setup():
+        post, fam, theta = _problem(N, n_inputs, H)
+        mean, cov = fam.unpack(theta)
+        return post, mean, cov
+
+    def step(ctx):
+        post, mean, cov = ctx
+        post.expected_data_error(mean, cov)
+
+    return setup, step, None
+
+
 def _small_fit_setup():
     rng = np.random.default_rng(11)
     x = np.linspace(-2, 2, 20)
@@ -75,6 +92,10 @@ CASES = {
     # growth with d, hence k (N = 128, H = 4)
     "full_N128_H4_k24_d5": _objective_case(128, 4, 4),
     "full_N128_H4_k120_d29": _objective_case(128, 28, 4),
+    # ⟨E_D⟩ and its gradient alone (N = 128, d = 14)
+    "expected_data_error_N128_H2": _expected_error_case(128, 13, 2),
+    "expected_data_error_N128_H4": _expected_error_case(128, 13, 4),
+    "expected_data_error_N128_H8": _expected_error_case(128, 13, 8),
     # a full-covariance fit to convergence: N = 20, one input + bias, H = 2, k = 6
     "fit_full_small_N20_H2_k6": (_small_fit_setup, _small_fit_step, None),
     # one slider step of lesson 4's 1-D demo panel, compute and draw separately
