@@ -12,9 +12,11 @@ Where a split's time goes (Boston split 0, measured 2026-11-24 on the shared 2-c
 5–7, so slow in absolute terms): at H = 4 the evidence restarts take 4 s and the diagonal ensemble
 39 s (259 L-BFGS-B iterations); at H = 8, 65 s and 101 s (387 iterations). A profile of the H = 4
 ensemble fit: 75 % of it is the network's expected data error and its gradient
-(``models/network.py``: ``_moments`` → ``_psi_derivatives``, ``integral``, ``monomial``), 21 % L-BFGS-B's
-own update (``setulb``, maxcor 30). The issue's 2-minute target needs those moments faster (or fewer
-ensemble iterations); the evidence part is already small below H = 8.
+(``models/network.py``: ``_moments`` → ``_psi_derivatives``, its Wick-monomial integrals), 21 % L-BFGS-B's
+own update (``setulb``, maxcor 30). Most of that 21 % is OpenBLAS's second thread spinning on a busy
+machine: with ``OPENBLAS_NUM_THREADS=1`` (as ``make test`` runs) ``setulb`` drops out of the profile of
+lesson 4's factor fits. The issue's 2-minute target needs those moments faster (or fewer ensemble
+iterations); the evidence part is already small below H = 8.
 """
 
 from __future__ import annotations
