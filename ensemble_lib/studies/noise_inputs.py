@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -63,8 +63,8 @@ class NoiseInputsConfig:
         check.integer("seed", self.seed, low=0)
 
     def as_dict(self) -> dict:
-        return {"n_max": self.n_max, "n_seeds": self.n_seeds, "tol": self.tol, "max_iter": self.max_iter,
-                "split": self.split, "n_train": self.n_train, "seed": self.seed}
+        """The configuration as stored in the results' JSON (every field, in order)."""
+        return asdict(self)
 
 
 @lru_cache(maxsize=4)

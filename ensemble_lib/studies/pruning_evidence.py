@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -66,9 +66,8 @@ class PruningConfig:
         check.integer("seed", self.seed, low=0)
 
     def as_dict(self) -> dict:
-        return {"n_splits": self.n_splits, "n_hidden": self.n_hidden, "n_restarts": self.n_restarts,
-                "evidence_tol": self.evidence_tol, "max_steps": self.max_steps, "n_train": self.n_train,
-                "seed": self.seed}
+        """The configuration as stored in the results' JSON (every field, in order)."""
+        return asdict(self)
 
 
 def weight_names(feature_names, n_hidden: int) -> list[str]:
