@@ -662,13 +662,7 @@ class NetworkPosterior(RegressionPosterior):
 
     def expected_data_error(self, mean, cov) -> Expectation:
         """⟨E_D⟩ under N(mean, cov) with its gradients (mean and symmetric d_cov), B&B (20)–(24)."""
-        mean = np.asarray(mean, dtype=float)
-        cov = np.asarray(cov, dtype=float)
-        if mean.shape != (self.dim,) or cov.shape != (self.dim, self.dim):
-            raise ValueError(
-                f"mean must have shape ({self.dim},) and cov ({self.dim}, {self.dim}), "
-                f"got {mean.shape} and {cov.shape}"
-            )
+        mean, cov = check.mean_cov_shapes(mean, cov, self.dim)
         if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
             raise ValueError("mean and cov must be finite (no NaN or inf)")
         return _moments(mean, cov, self.X, self.t, self.n_hidden, self.n_quad, grad=True)[2]
