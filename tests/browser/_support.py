@@ -556,15 +556,22 @@ class Panel:
         return problems
 
     # -- moves ----------------------------------------------------------------
-    def drag(self, slider) -> None:
-        """Drag the handle to 25 % or 75 % of the track (whichever is farther)."""
+    def _drag_ends(self, slider, margin: float, wait_idle: bool = False) -> tuple[float, float, float]:
+        """Where a drag of ``slider``'s handle starts (x0, y0) and ends (x1, same y): at ``margin``
+        or 1 − ``margin`` of the track, whichever is farther from the handle."""
         handle = slider.locator(".noUi-handle")
         handle.scroll_into_view_if_needed()
+        if wait_idle:
+            self.wait_idle()
         hb = handle.bounding_box()
         tb = slider.locator(".noUi-base").bounding_box()
         x0, y0 = hb["x"] + hb["width"] / 2, hb["y"] + hb["height"] / 2
         frac = (x0 - tb["x"]) / tb["width"]
-        x1 = tb["x"] + tb["width"] * (0.25 if frac > 0.5 else 0.75)
+        return x0, y0, tb["x"] + tb["width"] * (margin if frac > 0.5 else 1.0 - margin)
+
+    def drag(self, slider) -> None:
+        """Drag the handle to 25 % or 75 % of the track (whichever is farther)."""
+        x0, y0, x1 = self._drag_ends(slider, 0.25)
         self.page.mouse.move(x0, y0)
         self.page.mouse.down()
         self.page.mouse.move(x1, y0, steps=8)
@@ -631,14 +638,7 @@ class Panel:
         Returns the mouse moves made, the distinct images shown while the button was
         down (``during``), the drag's duration in ms and ``fps`` = during / duration.
         """
-        handle = slider.locator(".noUi-handle")
-        handle.scroll_into_view_if_needed()
-        self.wait_idle()
-        hb = handle.bounding_box()
-        tb = slider.locator(".noUi-base").bounding_box()
-        x0, y0 = hb["x"] + hb["width"] / 2, hb["y"] + hb["height"] / 2
-        frac = (x0 - tb["x"]) / tb["width"]
-        x1 = tb["x"] + tb["width"] * (0.1 if frac > 0.5 else 0.9)
+        x0, y0, x1 = self._drag_ends(slider, 0.1, wait_idle=True)
         self.el.evaluate(JS_ARM_FRAMES)
         self.page.mouse.move(x0, y0)
         self.page.mouse.down()
