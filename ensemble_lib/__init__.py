@@ -33,8 +33,9 @@ from .inference.hyperparameters import (GammaHyperprior, HyperparameterRun, fit_
                                         full_bound, gamma_updates)
 from .inference.kl_fit import KLFit, kl_fit
 from .inference.laplace import LaplaceFit, laplace_fit
-from .inference.model_comparison import (committee, deletion_evidence, exact_log_evidence,
-                                         hyperparameter_error_bars, model_log_evidence, mode_sensitivities)
+from .inference.model_comparison import (committee, deletion_evidence, distinct_optima,
+                                         exact_log_evidence, hyperparameter_error_bars, model_log_evidence,
+                                         mode_sensitivities)
 from .inference.mixture import (MixtureFit, MixtureLadder, entropy_lower_bound, mixture_entropy, mixture_fit,
                                 mixture_kl, mixture_ladder)
 from .inference.network_fits import (CollapsedBound, EnsembleFit, fit_ensemble, fit_evidence,
@@ -75,8 +76,8 @@ __all__ = [
     "laplace_error_bars",
     "ClassCollapsedBound", "ClassPriorPosterior", "class_evidence_reestimation", "fit_class_ensemble",
     "linear_class_evidence", "network_classes", "sample_prior_functions",
-    "committee", "deletion_evidence", "exact_log_evidence", "hyperparameter_error_bars", "model_log_evidence",
-    "mode_sensitivities",
+    "committee", "deletion_evidence", "distinct_optima", "exact_log_evidence", "hyperparameter_error_bars",
+    "model_log_evidence", "mode_sensitivities",
     "SVIHistory", "reparam_gradient", "svi_fit",
 ]
 

@@ -121,3 +121,45 @@ def test_hyper_error_bar_demo_what_the_lesson_says():
         assert np.all((widen > 1.1) & (widen < 1.2)), (widen.min(), widen.max())
     with pytest.raises(ValueError, match="post"):
         L.integrated_predictive(L.make_posterior(seed=0), np.ones((1, 2)))
+
+
+def _committee_result(H=4):
+    def com(mse, best, n):
+        return {"test_mse": mse, "n_runs": n, "members": [{}] * 3,
+                "best_single": {"test_mse": best, "n_hidden": H, "log_evidence": -1.0}}
+
+    split = {"index": 1, "committee": com(0.30, 0.31, 16), "committee_fixed_size": com(0.25, 0.27, 16),
+             "sizes": [{"n_hidden": h, "ensemble": {"test_mse": 0.1 * h}} for h in (1, 2, 4)]}
+    return {"config": {"committee_hidden": H}, "datasets": {"boston": {"splits": [split]}}}
+
+
+def test_committee_rows_pair_the_stored_numbers_by_split_and_size():
+    hmc = {"boston": {"config": {"n_hidden": 4}, "splits": [{"index": 0, "test_mse": 9.0},
+                                                             {"index": 1, "test_mse": 0.2}]}}
+    (row,) = L.committee_rows(_committee_result(), hmc)
+    assert (row["fixed_committee"], row["fixed_best_single"], row["fixed_members"], row["fixed_runs"]) == \
+        (0.25, 0.27, 3, 16)
+    assert row["ensemble"] == 0.4 and row["hmc"] == 0.2  # H = 4's ensemble, split 1's HMC run
+    assert (row["committee"], row["best_single"]) == (0.30, 0.31)
+    text = L.format_committees([row])
+    assert "0.250 ( 3/16)" in text and "0.200" in text
+    # an HMC reference of another size is not set beside the committee; a missing size shows a dash
+    hmc["boston"]["config"]["n_hidden"] = 8
+    (row,) = L.committee_rows(_committee_result(), hmc)
+    assert row["hmc"] is None
+    (row,) = L.committee_rows(_committee_result(H=3), None)
+    assert row["ensemble"] is None and row["hmc"] is None and "—" in L.format_committees([row])
+
+
+def test_what_the_lesson_says_about_the_stored_committees():
+    """Lesson 6, section 5: at H = 4 the committee beats its best single optimum on every split but not
+    the HMC reference of the same network; over every H it is never worse than its best optimum."""
+    from ensemble_lib.studies.model_size import load_result
+    from ensemble_lib.studies.table1 import _stored_hmc
+
+    rows = L.committee_rows(load_result(), _stored_hmc())
+    assert len(rows) == 6 and all(r["hmc"] is not None for r in rows)
+    assert all(r["fixed_committee"] < r["fixed_best_single"] for r in rows)
+    assert all(r["fixed_committee"] - r["hmc"] > 0.03 for r in rows)
+    assert all(r["committee"] <= r["best_single"] + 1e-12 for r in rows)
+    assert sum(r["ensemble"] < r["fixed_best_single"] for r in rows) == 5

@@ -13,10 +13,11 @@ import pytest
 from scipy import integrate, stats
 
 from ensemble_lib import LinearGaussianPosterior, NetworkPosterior, add_bias, make_posterior
+from ensemble_lib.models.network import network_output, pack_weights
 from ensemble_lib.inference.ard import ClassPriorPosterior, class_evidence_reestimation
 from ensemble_lib.inference.evidence import evidence_reestimation, laplace_evidence
 from ensemble_lib.inference.laplace import laplace_fit
-from ensemble_lib.inference.model_comparison import (DEFAULT_LOG_WIDTH, SubsetPosterior, committee,
+from ensemble_lib.inference.model_comparison import (DEFAULT_LOG_WIDTH, SubsetPosterior, committee, distinct_optima,
                                                      deletion_evidence, model_log_evidence)
 
 
@@ -146,7 +147,29 @@ def test_committee_moments_match_monte_carlo_of_the_mixture():
     assert np.all(c.between > 0) and np.allclose(c.variance, c.within + c.between)
 
 
+def test_distinct_optima_merges_symmetric_copies_of_a_network_and_keeps_other_optima():
+    """Permuting hidden units and flipping a unit's signs (erf is odd) give the same function (§4.1):
+    one optimum; a nearby but different function, or the same function with another evidence, is not."""
+    rng = np.random.default_rng(4)
+    X = add_bias(rng.normal(size=(30, 2)))
+    U, v = rng.normal(size=(3, 3)), rng.normal(size=3)
+    w = pack_weights(U, v)
+    flip = np.array([1.0, -1.0, 1.0])
+    w_copy = pack_weights((U * flip[:, None])[[2, 0, 1]], (v * flip)[[2, 0, 1]])
+    w_other = pack_weights(U, v + np.array([0.0, 0.0, 0.01]))
+    means = np.array([network_output(x, X, 3) for x in (w, w_copy, w_other, w)])
+    assert np.max(np.abs(means[0] - means[1])) < 1e-12  # the copy really is the same function
+    le = np.array([-10.0, -10.0 + 1e-9, -10.0, -11.0])
+    np.testing.assert_array_equal(distinct_optima(means, le), [0, 2, 3])
+    np.testing.assert_array_equal(distinct_optima(means[:2], le[:2]), [0])
+    # the tolerances decide: with atol above the 0.01 change, w_other is a copy of w
+    np.testing.assert_array_equal(distinct_optima(means[:3], le[:3], atol=1.0), [0])
+
+
 @pytest.mark.parametrize("call, match", [
+    (lambda: distinct_optima([[0.0], [1.0]], [0.0]), "means"),
+    (lambda: distinct_optima([[0.0], [np.nan]], [0.0, 0.0]), "means"),
+    (lambda: distinct_optima([[0.0], [1.0]], [0.0, 0.0], atol=0.0), "atol"),
     (lambda: deletion_evidence([1.0, 2.0], np.eye(2), 1.0, [2]), "indices"),
     (lambda: deletion_evidence([1.0, 2.0], np.eye(2), 1.0, [0, 0]), "indices"),
     (lambda: deletion_evidence([1.0, 2.0], np.eye(2), -1.0, [0]), "prior_variances"),

@@ -2,9 +2,10 @@
 
 A test re-derives part of the stored result: split 0 of Boston at the smallest H, every restart's
 Laplace and eq.-(30) log evidence, test error and the diagonal ensemble's bound, from the stored
-configuration alone; the stored summaries are the means of the stored splits; and the stored
-eq. (30) of every restart is its eq.-(20) evidence plus the two hyperparameter Occam factors of
-its stored error bars.
+configuration alone; and split 0's committee at the HMC reference's size (every member's evidence,
+weight and test error, the committee's test error); the stored summaries are the means of the
+stored splits; and the stored eq. (30) of every restart is its eq.-(20) evidence plus the two
+hyperparameter Occam factors of its stored error bars.
 """
 
 import math
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from ensemble_lib.inference.model_comparison import DEFAULT_LOG_WIDTH
-from ensemble_lib.studies.model_size import ModelSizeConfig, _split, load_result, size_row
+from ensemble_lib.studies.model_size import ModelSizeConfig, _split, fixed_size_committee, load_result, size_row
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +51,39 @@ def test_split_0_smallest_network_is_re_derived_from_the_stored_configuration(st
         assert best_again[key] == pytest.approx(best_old[key], rel=1e-7), key
     for key in ("bound", "test_mse", "alpha", "beta"):
         assert again["ensemble"][key] == pytest.approx(old["ensemble"][key], rel=1e-6), key
+
+
+@pytest.mark.parametrize("dataset", ["boston", "diabetes"])
+def test_split_0_fixed_size_committee_is_re_derived_from_the_stored_configuration(stored, dataset):
+    config = ModelSizeConfig.from_dict(stored["config"])
+    _, split, Xtr, Xte = _split(dataset, config, 0)
+    again = fixed_size_committee(Xtr, split.y_train, Xte, split.y_test, config, 0)
+    old = stored["datasets"][dataset]["splits"][0]["committee_fixed_size"]
+    assert again["n_runs"] == old["n_runs"] == config.committee_restarts
+    assert len(again["members"]) == len(old["members"])
+    for a, b in zip(again["members"], old["members"]):
+        assert a["n_hidden"] == b["n_hidden"] == config.committee_hidden
+        for key in ("log_evidence", "weight", "test_mse"):
+            assert a[key] == pytest.approx(b[key], rel=1e-6, abs=1e-12), key
+    assert again["test_mse"] == pytest.approx(old["test_mse"], rel=1e-6)
+
+
+def test_stored_committees_weigh_each_member_by_its_evidence(stored):
+    """Weights ∝ exp(ln P(D|H_m)) (MacKay §5.3), recomputed from the stored evidences; the best single
+    member is the one with the largest evidence; copies of one optimum are stored once."""
+    for entry in stored["datasets"].values():
+        for s in entry["splits"]:
+            for c in (s["committee"], s["committee_fixed_size"]):
+                le = np.array([m["log_evidence"] for m in c["members"]])
+                p = np.exp(le - le.max())
+                np.testing.assert_allclose([m["weight"] for m in c["members"]], p / p.sum(), rtol=1e-9, atol=1e-300)
+                assert c["best_single"]["log_evidence"] == le.max()
+                assert len(c["members"]) <= c["n_runs"]
+                for i in range(le.size):  # two members at one evidence must differ in what they predict
+                    for j in range(i):
+                        if abs(le[i] - le[j]) <= 1e-2 and c["members"][i]["n_hidden"] == c["members"][j]["n_hidden"]:
+                            assert c["members"][i]["test_mse"] != pytest.approx(c["members"][j]["test_mse"],
+                                                                                abs=1e-6)
 
 
 def test_summaries_are_the_means_of_the_stored_splits(stored):

@@ -511,3 +511,37 @@ def committee(means, variances, log_evidences) -> Committee:
     within = p @ var
     between = p @ (mu - mbar) ** 2
     return Committee(weights=p, mean=mbar, variance=within + between, within=within, between=between)
+
+
+def distinct_optima(means, log_evidences, *, atol: float = 1e-3, evidence_atol: float = 1e-2) -> np.ndarray:
+    """Indices of the distinct optima among M fitted members, the first of each group of copies.
+
+    Restarts often reach the same optimum, or one of its H! 2^H symmetric copies (MacKay §4.1), which give
+    the same predictions. A committee must count each optimum once: the symmetry factor in its
+    evidence already counts the copies, and counting a copy twice would double its weight. Two members
+    are copies when their predictions differ by at most ``atol`` everywhere and their log evidences
+    by at most ``evidence_atol`` nats (restarts stopped by a gradient tolerance agree to about that).
+
+    Parameters
+    ----------
+    means : (M, P) array_like
+        Each member's predictive mean at P inputs, finite.
+    log_evidences : (M,) array_like
+        Each member's log evidence, finite.
+    atol, evidence_atol : float
+        The tolerances (> 0).
+    """
+    mu = check.real_array("means", means)
+    le = check.finite_vector("log_evidences", log_evidences)
+    if mu.ndim != 2 or mu.shape[0] != le.size:
+        raise ValueError(f"means must have shape (M, P) with M = {le.size} members, got {mu.shape}")
+    if not np.all(np.isfinite(mu)):
+        raise ValueError("means must be finite")
+    check.positive("atol", atol)
+    check.positive("evidence_atol", evidence_atol)
+    keep: list[int] = []
+    for m in range(le.size):
+        if not any(abs(le[m] - le[k]) <= evidence_atol and np.max(np.abs(mu[m] - mu[k])) <= atol
+                   for k in keep):
+            keep.append(m)
+    return np.array(keep, dtype=int)

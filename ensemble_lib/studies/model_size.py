@@ -13,8 +13,19 @@ HMC references of ``figures/hmc_reference_*.json`` are on the same rows) and eac
   hidden units;
 * the diagonal ensemble (B&B (26), (33)–(38)) started from the best restart's Laplace Gaussian:
   its bound F*, test error, active hidden units;
-* a committee (§5.3) of every converged optimum at every H, weighted by eq. (30): its test error
-  beside the single optimum with the largest evidence.
+* a committee (§5.3) of every distinct converged optimum at every H, weighted by eq. (30): its
+  test error beside the single optimum with the largest evidence;
+* a committee of the distinct optima of ``committee_restarts`` restarts at one size,
+  ``committee_hidden`` = 4, the size of the HMC reference (``figures/hmc_reference_*.json``, the
+  same splits, prior and H): the one comparison where the committee, the best single optimum of
+  that model and the full posterior average of that model stand side by side.
+
+Copies of one optimum (restarts that reach it, or its H! 2^H symmetric copies) count once
+(:func:`~ensemble_lib.inference.model_comparison.distinct_optima`).
+
+Every split runs with one BLAS thread (threadpoolctl): with two, OpenBLAS sums in another order,
+and the long ensemble fits at H = 7–8 can take other paths to other optima, so the stored result
+would depend on the machine's thread count.
 
 And ARD (§7) on Boston with ``n_noise`` appended pure-noise inputs (N(0, 1), drawn per split):
 one α_c per input, one for the hidden biases, one for the output weights
@@ -41,7 +52,7 @@ from .._progress import report
 from ..inference.ard import fit_class_evidence, network_classes
 from ..inference.hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
 from ..inference.kl_fit import KLFitWarning
-from ..inference.model_comparison import committee, model_log_evidence
+from ..inference.model_comparison import committee, distinct_optima, model_log_evidence
 from ..inference.network_fits import fit_ensemble, fit_evidence, laplace_error_bars
 from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, add_bias, network_output
@@ -75,6 +86,9 @@ class ModelSizeConfig:
         Pure-noise inputs appended for the ARD check (Boston; ``default_rng([seed, i, 3])``).
     ard_hidden : int
         H of the ARD networks.
+    committee_hidden, committee_restarts : int
+        The fixed-size committee: its H (4, the HMC reference's) and its random MAP restarts
+        (``default_rng([seed, i, H, 6])``).
     seed : int
         The Table-1 seed (split i uses ``default_rng([seed, i])``).
     """
@@ -89,6 +103,8 @@ class ModelSizeConfig:
     prior: GammaHyperprior = field(default_factory=GammaHyperprior)
     n_noise: int = 3
     ard_hidden: int = 2
+    committee_hidden: int = 4
+    committee_restarts: int = 16
     seed: int = 0
 
     def __post_init__(self):
@@ -106,6 +122,8 @@ class ModelSizeConfig:
             raise ValueError(f"prior must be a GammaHyperprior, got {type(self.prior).__name__}")
         check.integer("n_noise", self.n_noise, low=0, high=50)
         check.integer("ard_hidden", self.ard_hidden, low=1, high=20)
+        check.integer("committee_hidden", self.committee_hidden, low=1, high=20)
+        check.integer("committee_restarts", self.committee_restarts, low=1, high=50)
         check.integer("seed", self.seed, low=0)
 
     def as_dict(self) -> dict:
@@ -113,7 +131,9 @@ class ModelSizeConfig:
                 "n_restarts": self.n_restarts, "evidence_tol": self.evidence_tol, "gtol": self.gtol,
                 "maxiter": self.maxiter,
                 "prior": {"a": self.prior.a, "b": self.prior.b, "c": self.prior.c, "d": self.prior.d},
-                "n_noise": self.n_noise, "ard_hidden": self.ard_hidden, "seed": self.seed}
+                "n_noise": self.n_noise, "ard_hidden": self.ard_hidden,
+                "committee_hidden": self.committee_hidden, "committee_restarts": self.committee_restarts,
+                "seed": self.seed}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelSizeConfig":
@@ -132,6 +152,13 @@ def _split(dataset: str, config: ModelSizeConfig, index: int):
     return data, split, Xtr, Xte
 
 
+def _one_blas_thread():
+    """One BLAS thread while a split is fitted (module docstring)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _quiet():
     w = warnings.catch_warnings()
     w.__enter__()
@@ -141,7 +168,12 @@ def _quiet():
 
 
 def size_row(Xtr, y_train, Xte, y_test, H: int, config: ModelSizeConfig, index: int) -> dict:
-    """Everything recorded for one split and one H (module docstring)."""
+    """Everything recorded for one split and one H (module docstring), with one BLAS thread."""
+    with _one_blas_thread():
+        return _size_row(Xtr, y_train, Xte, y_test, H, config, index)
+
+
+def _size_row(Xtr, y_train, Xte, y_test, H, config, index):
     post = NetworkPosterior(Xtr, y_train, H, alpha=1.0, beta=1.0)
     w = _quiet()
     try:
@@ -195,6 +227,11 @@ def ard_row(dataset: str, config: ModelSizeConfig, index: int) -> dict:
       input α_c up and the output α down until the Hessian is singular: MacKay §7's
       "singularities with an α_c going to ∞").
     """
+    with _one_blas_thread():
+        return _ard_row(dataset, config, index)
+
+
+def _ard_row(dataset, config, index):
     from ..inference.ard import fit_class_ensemble
 
     data, split, _, _ = _split(dataset, config, index)
@@ -251,32 +288,73 @@ def ard_row(dataset: str, config: ModelSizeConfig, index: int) -> dict:
     }
 
 
+def _members(H, pairs, Xte):
+    """``(H, ln evidence (30), predictive mean, variance)`` of each distinct optimum among the
+    converged runs ``pairs`` of one size (those where (30) is defined: γ > 0 and N − γ > 0)."""
+    members = []
+    for run, post in pairs:
+        try:
+            le = model_log_evidence(run).log_evidence
+        except ValueError:  # gamma <= 0 or N - gamma <= 0: MacKay (30) undefined, not a member
+            continue
+        m, v = laplace_error_bars(post, run.final.mean, run.final.hessian, run.final.beta, Xte)
+        members.append((H, le, m, v))
+    if not members:
+        return []
+    keep = distinct_optima(np.array([m[2] for m in members]), np.array([m[1] for m in members]))
+    return [members[i] for i in keep]
+
+
+def committee_row(members, y_test, n_runs: int) -> dict:
+    """The committee (§5.3) of ``members`` (from :func:`_members`) and its best single member."""
+    com = committee(np.array([m[2] for m in members]), np.array([m[3] for m in members]),
+                    np.array([m[1] for m in members]))
+    best = int(np.argmax([m[1] for m in members]))
+    return {
+        "test_mse": float(np.mean((com.mean - y_test) ** 2)),
+        "n_runs": n_runs,
+        "members": [{"n_hidden": m[0], "log_evidence": float(m[1]), "weight": float(p),
+                     "test_mse": float(np.mean((m[2] - y_test) ** 2))}
+                    for m, p in zip(members, com.weights)],
+        "best_single": {"n_hidden": members[best][0], "log_evidence": float(members[best][1]),
+                        "test_mse": float(np.mean((members[best][2] - y_test) ** 2))},
+        "mean_between_variance": float(np.mean(com.between)),
+        "mean_within_variance": float(np.mean(com.within))}
+
+
+def fixed_size_committee(Xtr, y_train, Xte, y_test, config: ModelSizeConfig, index: int) -> dict | None:
+    """The committee of the distinct optima of ``committee_restarts`` restarts at
+    ``committee_hidden`` hidden units (the HMC reference's model), with one BLAS thread."""
+    H = config.committee_hidden
+    with _one_blas_thread():
+        post = NetworkPosterior(Xtr, y_train, H, alpha=1.0, beta=1.0)
+        w = _quiet()
+        try:
+            ev = fit_evidence(post, np.random.default_rng([config.seed, index, H, 6]),
+                              n_restarts=config.committee_restarts, tol=config.evidence_tol)
+        finally:
+            w.__exit__(None, None, None)
+        members = _members(H, [(run, post) for run in ev.restarts if run.converged], Xte)
+    return committee_row(members, y_test, len(ev.restarts)) if members else None
+
+
 def run_split(dataset: str, config: ModelSizeConfig, index: int) -> dict:
-    """One split of one data set: every H (:func:`size_row`), the committee, and ARD (Boston)."""
+    """One split of one data set: every H (:func:`size_row`), the committees, and ARD (Boston)."""
     _, split, Xtr, Xte = _split(dataset, config, index)
     rows, members = [], []
+    n_runs = 0
     for H in config.hidden:
         row = size_row(Xtr, split.y_train, Xte, split.y_test, H, config, index)
-        for run, post in row.pop("_members"):
-            m, v = laplace_error_bars(post, run.final.mean, run.final.hessian, run.final.beta, Xte)
-            try:
-                members.append((H, model_log_evidence(run).log_evidence, m, v))
-            except ValueError:  # gamma <= 0 or N - gamma <= 0: MacKay (30) undefined, not a member
-                pass
+        with _one_blas_thread():
+            members += _members(H, row.pop("_members"), Xte)
+        n_runs += len(row["restarts"])
         rows.append(row)
     out = {"index": index, "sizes": rows, "baseline_mse": float(np.mean(split.y_test ** 2))}
     if members:
-        com = committee(np.array([m[2] for m in members]), np.array([m[3] for m in members]),
-                        np.array([m[1] for m in members]))
-        best = int(np.argmax([m[1] for m in members]))
-        out["committee"] = {
-            "test_mse": float(np.mean((com.mean - split.y_test) ** 2)),
-            "members": [{"n_hidden": m[0], "log_evidence": float(m[1]), "weight": float(p)}
-                        for m, p in zip(members, com.weights)],
-            "best_single": {"n_hidden": members[best][0], "log_evidence": float(members[best][1]),
-                            "test_mse": float(np.mean((members[best][2] - split.y_test) ** 2))},
-            "mean_between_variance": float(np.mean(com.between)),
-            "mean_within_variance": float(np.mean(com.within))}
+        out["committee"] = committee_row(members, split.y_test, n_runs)
+    fixed = fixed_size_committee(Xtr, split.y_train, Xte, split.y_test, config, index)
+    if fixed is not None:
+        out["committee_fixed_size"] = fixed
     if dataset == "boston" and config.n_noise > 0:
         out["ard"] = ard_row(dataset, config, index)
     return out
