@@ -106,3 +106,31 @@ def test_stored_eq30_is_eq20_plus_the_hyperparameter_occam_factors(stored):
                     assert r["log_evidence"] == pytest.approx(r["log_evidence_mp"] + occam, abs=1e-9)
                     # (25): σ_lnα = √(2/γ)
                     assert r["log_alpha_error"] == pytest.approx(math.sqrt(2 / r["gamma"]), rel=1e-12)
+
+
+@pytest.mark.parametrize("step", ["size_row", "fixed_size_committee", "ard_row"])
+def test_every_fit_of_the_study_runs_with_one_blas_thread(monkeypatch, step):
+    """The stored study must not depend on the machine's BLAS threads (they change OpenBLAS's sums,
+    and the long fits at H = 7-8 took other paths with two): each step fits inside a one-thread limit."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from ensemble_lib.studies import model_size as M
+
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def spy(*args, **kwargs):
+        seen.append({i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"})
+        raise Stop
+
+    monkeypatch.setattr(M, "fit_evidence", spy)
+    config = ModelSizeConfig(hidden=(1,), n_splits=1)
+    _, split, Xtr, Xte = _split("boston", config, 0)
+    call = {"size_row": lambda: M.size_row(Xtr, split.y_train, Xte, split.y_test, 1, config, 0),
+            "fixed_size_committee": lambda: M.fixed_size_committee(Xtr, split.y_train, Xte, split.y_test, config, 0),
+            "ard_row": lambda: M.ard_row("boston", config, 0)}[step]
+    with threadpool_limits(limits=2, user_api="blas"), pytest.raises(Stop):
+        call()
+    assert seen == [{1}]
