@@ -140,8 +140,12 @@ def plot_bound_bars(ax, log_evidence: float, entries: dict):
     return arts
 
 
-def update_bound_bars(ax, arts: dict, log_evidence: float, entries: dict) -> None:
-    """Move the bars made by :func:`plot_bound_bars` to new values in place."""
+def update_bound_bars(ax, arts: dict, log_evidence: float, entries: dict, set_ylim: bool = True):
+    """Move the bars made by :func:`plot_bound_bars` to new values in place.
+
+    Returns the y range ``(lo, hi)`` that shows them all, set as the limits unless ``set_ylim`` is
+    false (a panel whose range follows it in steps: :meth:`FigurePanel.follow_range`).
+    """
     keys = arts["keys"]
     F = np.array([entries[k] for k in keys], dtype=float)
     x = np.arange(len(keys))
@@ -157,7 +161,10 @@ def update_bound_bars(ax, arts: dict, log_evidence: float, entries: dict) -> Non
     lo = min(np.nanmin(F) if np.any(np.isfinite(F)) else 0.0, log_evidence, 0.0)
     hi = max(log_evidence, 0.0)
     span = max(hi - lo, 1.0)
-    ax.set_ylim(lo - 0.05 * span, hi + 0.18 * span)
+    rng = (lo - 0.05 * span, hi + 0.18 * span)
+    if set_ylim:
+        ax.set_ylim(*rng)
+    return rng
 
 
 def _bound_controls(extent) -> dict:
@@ -220,8 +227,10 @@ class BoundPanel(FigurePanel):
         self.snap("full", update=False)
 
     def animated_artists(self) -> list:
-        """Q's ellipses and the bar chart (its range follows F[Q])."""
-        return [*self._q, *self.axes_artists(self.bx)]
+        """Q's ellipses and the bars. The bar chart's range follows F[Q] in nice steps
+        (:meth:`follow_range`): its ticks are redrawn only when it changes."""
+        b = self._bars
+        return [*self._q, *b["bars"], b["ticks"], b["line"], *b["texts"], b["lev"]]
 
     # -- snapping to a reference solution -----------------------------------
     def snap(self, name: str, update: bool = True):
@@ -252,7 +261,9 @@ class BoundPanel(FigurePanel):
 
     def draw(self, state: BoundDecomposition) -> None:
         update_gaussian_ellipses(self._q, state.mean, state.cov)
-        update_bound_bars(self.bx, self._bars, state.log_evidence, {**self.references, "your Q": state.bound})
+        rng = update_bound_bars(self.bx, self._bars, state.log_evidence,
+                                {**self.references, "your Q": state.bound}, set_ylim=False)
+        self.follow_range(self.bx, y=rng)
 
     def format_readout(self, state: BoundDecomposition) -> str:
         return (
@@ -461,8 +472,9 @@ class HyperIterationPanel(FigurePanel):
         super().__init__(controls, fig, columns=2)
 
     def animated_artists(self) -> list:
-        """The contours, the fitted Gaussian, the title and the right plot."""
-        return [*self._contours, *self._gauss, self._title, *self.axes_artists(self.bx)]
+        """The contours, the fitted Gaussian, the title and the iteration marker. The right plot's
+        curves, legend and range depend on the method only: a new method redraws the background."""
+        return [*self._contours, *self._gauss, self._title, self._marker]
 
     def link_controls(self, name: str, value) -> None:
         """A new method clamps the iteration slider to that method's iterations."""
@@ -491,9 +503,16 @@ class HyperIterationPanel(FigurePanel):
         for a in self._gauss:
             a.set_color(color)
         self._title.set_text(f"iteration {s.i}: α = {s.alpha:.4g}, β = {s.beta:.4g}")
-        run = s.run
+        self._marker.set_xdata([s.i, s.i])
+        if s.method != self.__dict__.get("_plotted_method"):
+            self._plot_run(s.method, s.run)
+            self.invalidate_background()
+
+    def _plot_run(self, method: str, run) -> None:
+        """The right plot for one method's run: its curves, legend and range."""
+        self._plotted_method = None  # consistent if this fails
         it = np.arange(run.n_iter)
-        if s.method == "ensemble":
+        if method == "ensemble":
             series = {"bound_full": (run.bound, "F[Q,R,S] (full bound)"),
                       "bound_q": (run.bound_q, "F[Q] at (ᾱ, β̄)"),
                       "exact": (run.log_evidence, "ln P(D|α,β) exact"),
@@ -507,7 +526,6 @@ class HyperIterationPanel(FigurePanel):
             self._lines[key].set_data(it, y)
             self._lines[key].set_label(label or "_hidden")
         (self._legend,) = self.replace_artists([self._legend], lambda: [self.bx.legend(loc="lower right")])
-        self._marker.set_xdata([s.i, s.i])
         ys = np.concatenate([y for y, _ in series.values()])
         ys = ys[np.isfinite(ys)]
         lo, hi = float(ys.min()), float(ys.max())
@@ -515,6 +533,7 @@ class HyperIterationPanel(FigurePanel):
         self.bx.set_xlim(-0.5, max(run.n_iter - 0.5, 1.0))
         self.bx.set_ylim(lo - pad, hi + pad)
         self.bx.set_title("bound and log evidence per iteration")
+        self._plotted_method = method
 
     def format_readout(self, s: IterationState) -> str:
         run, i = s.run, s.i

@@ -323,7 +323,7 @@ class EnsemblePanel(FigurePanel):
         ax.set_xlabel("mean μ")
         ax.set_ylabel("standard deviation σ")
         ax.set_title(" ")
-        ax.xaxis.set_major_locator(MaxNLocator(5))   # few tick labels: this axis is redrawn every step
+        ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.yaxis.set_major_locator(MaxNLocator(5))
         ax.plot([], [], color="0.35", lw=0.8, label="exact posterior")
         ax.plot([], [], color=Q_COLOR, lw=1.3, label="Q_μ Q_σ")
@@ -349,11 +349,13 @@ class EnsemblePanel(FigurePanel):
                                 bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.85))
         self._lines = [self._err_line, self._ref_line, self._err_mark, self._kl_line, self._kl_mark,
                        self._kl_text]
-        self._axis_parts = [self.ax_q.xaxis, self.ax_q.yaxis, self.ax_q.title]
+        self._axis_parts = [self.ax_q.title]
         super().__init__(_controls(), fig)
 
     def animated_artists(self) -> list:
-        """What a step changes: the contours, the left plot's axes and title, the lines and marks."""
+        """What a step changes: the contours, the left plot's title, the lines and marks. The left
+        plot's range follows the run in nice steps (:meth:`follow_range`): its ticks are redrawn
+        only when it changes."""
         return [*self._contours, *self._axis_parts, *self._lines]
 
     def compute(self, k, N, xbar, S, beta0):
@@ -365,11 +367,14 @@ class EnsemblePanel(FigurePanel):
     def draw(self, st: EnsembleState) -> None:
         # one frame for every sweep of this run: moving k moves Q, never the axes
         lims = [ensemble_limits(st.model, it) for it in st.run]
-        mu_lim = (min(m[0] for m, _ in lims), max(m[1] for m, _ in lims))
-        sigma_lim = (min(s[0] for _, s in lims), max(s[1] for _, s in lims))
+        self.follow_range(self.ax_q, (min(m[0] for m, _ in lims), max(m[1] for m, _ in lims)),
+                          (min(s[0] for _, s in lims), max(s[1] for _, s in lims)))
+        mu_lim, sigma_lim = self.ax_q.get_xlim(), self.ax_q.get_ylim()
+        grid_sigma = (max(sigma_lim[0], 1e-3 * sigma_lim[1]), sigma_lim[1])  # no σ = 0 in the grid
         self._contours = self.replace_artists(
             self._contours, lambda: plot_ensemble_contours(self.ax_q, st.model, st.it, mu_lim=mu_lim,
-                                                           sigma_lim=sigma_lim, n=51))
+                                                           sigma_lim=grid_sigma, n=51))
+        self.ax_q.set_ylim(*sigma_lim)
         ks = np.arange(len(st.run))
         err = np.clip(_rel_error(st.run), *_ERR_YLIM)
         self._err_line.set_data(ks, err)

@@ -30,7 +30,7 @@ from scipy import integrate
 from .. import _validation as check
 from ..models.erf_network import TOY_N, TOY_NOISE_SD, TOY_V_TRUE
 from ..inference.laplace import laplace_fit
-from ..ui.plotting import (COLORS, LABELS, new_figure, plot_gaussian_ellipses,
+from ..ui.plotting import (COLORS, LABELS, new_figure, nice_ceiling, plot_gaussian_ellipses,
                            plot_posterior_contours, save_figure, update_gaussian_ellipses)
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
@@ -239,8 +239,18 @@ class ToyExplorer(FigurePanel):
         super().__init__(_controls(), fig)
 
     def animated_artists(self) -> list:
-        """The whole plot (contours, ellipses, ticks): its range follows the posterior."""
-        return self.axes_artists(self.ax)
+        """The contours and ellipses. The axis range follows the posterior in steps
+        (:meth:`limits`), so the ticks stay in the cached background until it changes."""
+        return [*self._contours, *(a for arts in self._ellipses.values() for a in arts)]
+
+    @staticmethod
+    def limits(post) -> tuple[float, float, float, float]:
+        """The plot's range: the posterior's box (:meth:`ToyPosterior.extent`), each half-width
+        rounded up to a nice number (:func:`~ensemble_lib.ui.plotting.nice_ceiling`: at most a third more),
+        and 4 % more, so that the tick labels at the ends stay inside the plot."""
+        u0, u1, v0, v1 = post.extent()
+        hu, hv = 1.04 * nice_ceiling(max(-u0, u1)), 1.04 * nice_ceiling(max(-v0, v1))
+        return -hu, hu, -hv, hv
 
     #: settings remembered (a drag back and forth, a rank toggle, costs only the redraw)
     MEMO_SIZE = 256
@@ -263,10 +273,14 @@ class ToyExplorer(FigurePanel):
 
     def draw(self, fits: ToyFits) -> None:
         if fits.posterior is not self._contoured:  # contours only when the posterior changes
-            grid = fits.posterior.grid(n=101)
+            lim = self.limits(fits.posterior)
+            grid = fits.posterior.grid(n=101, extent=lim)
             old, self._contours, self._contoured = self._contours, [], None  # consistent if this fails
             self._contours = self.replace_artists(old, lambda: plot_posterior_contours(self.ax, grid))
             self._contoured = fits.posterior
+            if lim != self.__dict__.get("_limits"):  # new ticks: redraw the background once
+                self._limits = lim
+                self.invalidate_background()
         for key in ("laplace", "diagonal", "full", "factor"):
             fit = getattr(fits, key)
             update_gaussian_ellipses(self._ellipses[key], fit.mean, fit.cov, n_sigmas=(1, 2))

@@ -92,7 +92,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
-from .plotting import fast_jpeg, fast_png
+from .plotting import fast_jpeg, fast_png, nice_range
 from .plotting import replace_artists as _replace_artists
 
 #: Resolution of a panel's PNG unless the panel sets its own :attr:`FigurePanel.dpi`
@@ -474,8 +474,32 @@ class FigurePanel:
         the next render draws the whole figure and caches it again as the background of the
         steps that follow, which draw only :meth:`animated_artists` over it.
         """
-        if isinstance(self.fig.canvas, _BlitCanvas):
-            self.fig.canvas.invalidate()
+        fig = self.__dict__.get("fig")  # None while a subclass draws before the base class is set up
+        if fig is not None and isinstance(fig.canvas, _BlitCanvas):
+            fig.canvas.invalidate()
+
+    def follow_range(self, ax, x=None, y=None, *, steps: int = 5, pad: float = 0.03) -> bool:
+        """Let ``ax``'s limits follow the data in nice steps: ``x`` and ``y`` are the ranges
+        ``(lo, hi)`` to show (None: leave that axis), widened by
+        :func:`~ensemble_lib.ui.plotting.nice_range` (in log10 on a log axis; ``pad`` keeps the
+        tick labels at the limits inside the plot).
+
+        Neighbouring slider values then share their limits, so the ticks can stay in the cached
+        background (:attr:`blit`): when the limits do change, the background is drawn afresh
+        once (:meth:`invalidate_background`). Returns whether they changed.
+        """
+        changed = False
+        for rng, get, set_, scale in ((x, ax.get_xlim, ax.set_xlim, ax.get_xscale),
+                                      (y, ax.get_ylim, ax.set_ylim, ax.get_yscale)):
+            if rng is None:
+                continue
+            lim = nice_range(*rng, log=scale() == "log", steps=steps, pad=pad)
+            if tuple(get()) != lim:
+                set_(*lim)
+                changed = True
+        if changed:
+            self.invalidate_background()
+        return changed
 
     @staticmethod
     def axes_artists(ax) -> list:

@@ -8,6 +8,7 @@ is set.
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 
 import matplotlib as mpl
@@ -112,6 +113,48 @@ def fast_jpeg(fig: Figure, quality: int = 90) -> bytes:
     rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba())
     rgba.convert("RGB").save(buf, format="jpeg", quality=quality)
     return buf.getvalue()
+
+
+#: mantissas of :func:`nice_ceiling`: each at most a third above the one before
+NICE_MANTISSAS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def nice_ceiling(x: float) -> float:
+    """The smallest m·10^k ≥ ``x`` with m in :data:`NICE_MANTISSAS` (``x`` finite and > 0).
+
+    For axis limits that follow the data in steps: neighbouring slider values give the same limits,
+    so the ticks can stay in a panel's cached background (a step redraws only the plotted data).
+    """
+    x = check.positive("x", x)
+    if not math.isfinite(x):
+        raise ValueError(f"x must be finite, got {x}")
+    base = 10.0 ** math.floor(math.log10(x))
+    return float(next((m * base for m in NICE_MANTISSAS if m * base >= x), 10.0 * base))
+
+
+def nice_range(lo: float, hi: float, *, log: bool = False, steps: int = 5,
+               pad: float = 0.0) -> tuple[float, float]:
+    """``[lo, hi]`` widened outward to multiples of a nice step (:func:`nice_ceiling` of
+    (hi − lo)/``steps``; on a ``log`` axis, the same in log10), then by ``pad`` (in [0, 0.5]) of
+    the result's span on each side: a tick at a limit then stays inside the plot.
+
+    Axis limits that follow the data in steps, so that neighbouring slider values share them
+    (:meth:`~ensemble_lib.ui.panel.FigurePanel.follow_range`). ``lo < hi`` finite (``0 < lo`` on a
+    log axis); ``steps`` an integer in [1, 20].
+    """
+    lo, hi = check.interval("(lo, hi)", (lo, hi), positive=bool(log))
+    steps = check.integer("steps", steps, low=1, high=20)
+    pad = check.real("pad", pad)
+    if not 0.0 <= pad <= 0.5:
+        raise ValueError(f"pad must be in [0, 0.5], got {pad!r}")
+    if log:
+        a, b = nice_range(math.log10(lo), math.log10(hi), steps=steps, pad=pad)
+        return 10.0 ** a, 10.0 ** b
+    step = nice_ceiling((hi - lo) / steps)
+    digits = 3 - math.floor(math.log10(step))  # multiples of the step without round-off (3.0, not 3.0000000000000004)
+    a = min(round(math.floor(lo / step) * step, digits), lo)
+    b = max(round(math.ceil(hi / step) * step, digits), hi)
+    return a - pad * (b - a), b + pad * (b - a)
 
 
 def replace_artists(old, make) -> list:
