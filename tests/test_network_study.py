@@ -289,11 +289,24 @@ def tiny_table_text(tiny_out):
     return (tiny_out / "boston_table1.json").read_text()
 
 
-def test_verify_split_rederives_a_stored_split_and_reports_a_changed_number(tiny_out, tmp_path):
+def test_verify_split_rederives_a_stored_split_and_reports_a_changed_number(tiny_out, tmp_path, monkeypatch):
+    calls = []
+    run_split = t1.run_split
+
+    def recording(X, y, config, index):
+        calls.append((config, index, run_split(X, y, config, index)))
+        return calls[-1][2]
+
+    monkeypatch.setattr(t1, "run_split", recording)
     assert t1.verify_split(["boston"], 1, tiny_out) == []
     stored = json.loads((tiny_out / "boston_table1.json").read_text())
+    ((config, index, split),) = calls
+    assert index == 1 and config == t1.config_from_table(stored)
     stored["splits"][1]["methods"]["ensemble_s1"]["test_mse"] *= 1.001
     (tmp_path / "boston_table1.json").write_text(json.dumps(stored))
+    # the changed copy is compared with the split just re-derived from the same configuration
+    # (deriving it a second time would only repeat the call above)
+    monkeypatch.setattr(t1, "run_split", lambda X, y, cfg, i: split if (cfg, i) == (config, index) else None)
     bad = t1.verify_split(["boston"], 1, tmp_path)
     assert len(bad) == 1 and "ensemble_s1.test_mse" in bad[0]
 
