@@ -93,8 +93,11 @@ def run(quick: bool = False, only: list[str] | None = None) -> tuple[dict, list[
         skipped = quick_skips(CASES)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "benchmark.json"
+        # without nbval and the project's addopts (its nbval options): loading nbval (nbformat,
+        # jsonschema) costs the child a second or two and no benchmark needs it
         cmd = [sys.executable, "-m", "pytest", str(HERE / "test_cases.py"), "-q", "-p", "no:randomly",
-               "-p", "no:xdist", f"--benchmark-json={out}", "--benchmark-disable-gc", "--benchmark-sort=name"]
+               "-p", "no:xdist", "-p", "no:nbval", "-p", "no:cacheprovider", "-o", "addopts=",
+               f"--benchmark-json={out}", "--benchmark-disable-gc", "--benchmark-sort=name"]
         cmd += [f"--deselect=benchmarks/test_cases.py::test_case[{name}]" for name in skipped]
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
         if quick and proc.returncode == 5:  # every selected case left out (e.g. --quick --only network_fits)
