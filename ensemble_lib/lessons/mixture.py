@@ -348,13 +348,14 @@ class MixtureExplorer(FigurePanel):
                 self._mix[which].append(arts)
 
     def animated_artists(self) -> list:
-        """What changes while the posterior stays: the ellipses, the title, the KL curves, the K marker.
+        """What a step changes: the contours, the ellipses, the title, the KL curves and marks.
 
-        They are drawn over a kept image of the rest (contours, axes, legends), which is drawn
-        again only for a new posterior.
+        They are drawn over a kept image of the rest (axes, ticks, legends), which is drawn again
+        only when a new posterior needs other ranges (they follow it in nice steps:
+        :meth:`follow_range`).
         """
         mix = [a for which in ("quadrature", "bound") for arts in self._mix[which] for a in arts]
-        return [self._k_marker, *self._curves, *mix, self._title]
+        return [*self._contours, self._k_marker, self._ln2, *self._curves, *mix, self._title]
 
     def compute(self, K, alpha, seed):
         K = check.integer("K", K, low=1, high=K_MAX)
@@ -379,16 +380,15 @@ class MixtureExplorer(FigurePanel):
     def draw(self, state: MixtureState) -> None:
         comp = state.comparison
         if comp.posterior is not self._posterior:  # what stays while K moves and the ladders fill in
-            grid = comp.posterior.grid(n=101, extent=panel_extent(comp))
+            u0, u1, v0, v1 = panel_extent(comp)
+            self.follow_range(self.ax, (u0, u1), (v0, v1))
+            grid = comp.posterior.grid(n=101, extent=(*self.ax.get_xlim(), *self.ax.get_ylim()))
             self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, grid))
-            self.ax.set_xlim(grid.u[0], grid.u[-1])
-            self.ax.set_ylim(grid.v[0], grid.v[-1])
             kl1 = comp.quadrature.kl[0]  # every KL drawn lies in [0, KL₁]; KL₁ − ln 2 may be below 0
             lo, hi = min(0.0, kl1 - np.log(2.0)), kl1
-            self.ax_kl.set_ylim(lo - 0.08 * (hi - lo), hi + 0.08 * (hi - lo))
+            self.follow_range(self.ax_kl, y=(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)))
             self._ln2.set_ydata([kl1 - np.log(2.0)] * 2)
             self._posterior = comp.posterior
-            self.invalidate_background()
         for line, (which, attr, _, _) in zip(self._curves, LADDER_CURVES):
             ladder = getattr(comp, which)
             line.set_data(np.arange(1, len(ladder.fits) + 1), getattr(ladder, attr))

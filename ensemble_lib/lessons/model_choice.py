@@ -769,6 +769,10 @@ class PriorFunctionsPanel(FigurePanel):
     """Sliders for H and each class's prior s.d. (input weights, hidden biases, output weights):
     functions drawn from the prior, and the ±2 s.d. band of the prior over functions."""
 
+    #: a step redraws the functions, the band and the title; the frame and ticks only when the range
+    #: (which follows the functions in nice steps: :meth:`follow_range`) changes
+    blit = True
+
     def __init__(self):
         fig, ax = new_figure(8.0, 4.0)
         self.ax = ax
@@ -792,6 +796,9 @@ class PriorFunctionsPanel(FigurePanel):
         }
         super().__init__(controls, fig)
 
+    def animated_artists(self) -> list:
+        return [*self._band, *self._lines, self.ax.title]
+
     def compute(self, H, sd_in, sd_bias, sd_out, scale_out, seed):
         return prior_functions(H, sd_in, sd_bias, sd_out, scale_out, seed)
 
@@ -800,8 +807,8 @@ class PriorFunctionsPanel(FigurePanel):
             line.set_data(state.x, f)
         self._band = self.replace_artists(self._band, lambda: [self.ax.fill_between(
             state.x, -2 * state.sd, 2 * state.sd, color="0.85", zorder=0, label="±2 s.d. of the prior")])
-        lim = 1.1 * max(float(np.max(np.abs(state.f))), float(2 * state.sd.max()))
-        self.ax.set_ylim(-lim, lim)
+        lim = 1.05 * max(float(np.max(np.abs(state.f))), float(2 * state.sd.max()))
+        self.follow_range(self.ax, y=(-lim, lim))
         self.ax.set_title(f"H = {state.H}: functions from the prior")
 
     def format_readout(self, state: PriorState) -> str:

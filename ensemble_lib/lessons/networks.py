@@ -180,12 +180,13 @@ def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
 class _DemoPlot:
     """The demo's artists: data, ensemble mean and ±2 s.d. band, Laplace mean and ±2 s.d. lines."""
 
-    def __init__(self, ax, x, t, hmc: dict | None = None):
+    def __init__(self, ax, x, t, hmc: dict | None = None, legend_alpha: float | None = None):
         from ..ui.plotting import COLORS
 
         self.ax = ax
+        self.legend_alpha = legend_alpha  # None: matplotlib's default
         self.c_ens, self.c_lap = COLORS["factor"], COLORS["laplace"]
-        ax.plot(x, t, "o", color="0.2", ms=4, label="data", zorder=5)
+        (self.data_line,) = ax.plot(x, t, "o", color="0.2", ms=4, label="data", zorder=5)
         # the stored HMC band: only for the data and setting it was sampled for
         self.hmc = hmc if hmc is not None and np.allclose(hmc["x"], x) and np.allclose(hmc["t"], t) else None
         self.hmc_lines = []
@@ -222,12 +223,20 @@ class _DemoPlot:
         fam = "diagonal" if s.rank == 0 else f"factor s = {s.rank}"
         how = "adapted α, β" if s.adapt else f"fixed α = {s.ens_alpha:.3g}, β = {s.ens_beta:.3g}"
         self.title.set_text(f"H = {s.n_hidden}, Q {fam}, {how}")
-        handles, labels = self.ax.get_legend_handles_labels()
-        keep = [(h, lab) for h, lab in zip(handles, labels) if h.get_visible()]
-        handles, labels = [h for h, _ in keep], [lab for _, lab in keep]
-        if self.ax.get_legend() is not None:
-            self.ax.get_legend().remove()
-        self.ax.legend(handles, labels, loc="lower right", fontsize=7)
+        if self.ax.get_legend() is None or shown != self.__dict__.get("_legend_hmc"):  # what it lists changed
+            handles, labels = self.ax.get_legend_handles_labels()
+            keep = [(h, lab) for h, lab in zip(handles, labels) if h.get_visible()]
+            handles, labels = [h for h, _ in keep], [lab for _, lab in keep]
+            if self.ax.get_legend() is not None:
+                self.ax.get_legend().remove()
+            self.ax.legend(handles, labels, loc="lower right", fontsize=7, framealpha=self.legend_alpha)
+            self._legend_hmc = shown
+
+    def artists(self) -> list:
+        """What :meth:`update` changes at every step, in drawing order (the legend changes only
+        when the HMC lines are shown or hidden)."""
+        return [*self.hmc_lines, *self.band, self.ens_line, self.lap_line, self.lap_hi, self.lap_lo,
+                self.data_line, self.title]  # the data over the curves, as their zorder says
 
 
 #: :func:`demo_fit` on the default data (:func:`demo_data`), by :func:`_memo_key`: shared by the
@@ -303,6 +312,9 @@ class Network1DPanel(FigurePanel):
 
     #: fewer pixels: faster steps
     dpi = 80
+    #: fixed axes: a step redraws the curves, the band and the title over the rest, and puts the
+    #: (opaque) legend back on top
+    blit = True
 
     def __init__(self, data=None):
         import ipywidgets as w
@@ -312,7 +324,7 @@ class Network1DPanel(FigurePanel):
         self.x, self.t = demo_data() if data is None else data
         self._memo: dict = _DEFAULT_DATA_FITS if data is None else {}
         fig, ax = new_figure(7.0, 3.8)
-        self.plot = _DemoPlot(ax, self.x, self.t, load_hmc_demo())
+        self.plot = _DemoPlot(ax, self.x, self.t, load_hmc_demo(), legend_alpha=1.0)
         d = DEMO_DEFAULTS
         a_lo, a_hi = 10.0 ** LOG10_ALPHA_RANGE[0], 10.0 ** LOG10_ALPHA_RANGE[1]
         controls = {
@@ -339,8 +351,18 @@ class Network1DPanel(FigurePanel):
                                        rng=np.random.default_rng(DEMO_SEED))
         return self._memo[key]
 
+    def animated_artists(self) -> list:
+        return self.plot.artists()
+
+    def overlay_artists(self) -> list:
+        """The legend, over the curves."""
+        return [self.plot.ax.get_legend()]
+
     def draw(self, state: DemoState) -> None:
+        legend = self.plot.ax.get_legend()
         self.plot.update(state)
+        if self.plot.ax.get_legend() is not legend:  # the HMC lines were shown or hidden
+            self.invalidate_background()
 
     def format_readout(self, state: DemoState) -> str:
         import html

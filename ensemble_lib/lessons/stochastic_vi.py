@@ -294,8 +294,10 @@ class SVIExplorer(FigurePanel):
         super().__init__(_controls(), fig)
 
     def animated_artists(self) -> list:
-        """The left plot (its range follows the run) and the right plot's line."""
-        return [*self.axes_artists(self.ax_kl), self._line_ex]
+        """The two runs' lines and the title. The left plot's range follows the run in nice steps
+        (:meth:`follow_range`) and its optimum line the family: the background is redrawn when
+        either changes."""
+        return [self._line_kl, self._line_ex, self._title]
 
     def compute(self, step_size, n_samples, schedule, family, seed) -> SVIHistory:
         seed = check.integer("seed", seed, low=0)
@@ -319,10 +321,13 @@ class SVIExplorer(FigurePanel):
         for line in (self._line_kl, self._line_ex):
             line.set_color(color)
             line.set_linestyle(_STYLE[h.schedule])
-        self._opt_line.set_ydata([kl_opt, kl_opt])
-        self._legend.get_texts()[0].set_text(f"quadrature optimum {kl_opt:.3f}")
+        if kl_opt != self.__dict__.get("_shown_opt"):  # a new family: its optimum is in the background
+            self._opt_line.set_ydata([kl_opt, kl_opt])
+            self._legend.get_texts()[0].set_text(f"quadrature optimum {kl_opt:.3f}")
+            self._shown_opt = kl_opt
+            self.invalidate_background()
         top = max(float(np.max(h.kl)), 2.0 * kl_opt)
-        self.ax_kl.set_ylim(0.8 * kl_opt, 1.3 * top)
+        self.follow_range(self.ax_kl, y=(0.8 * kl_opt, 1.3 * top))
         self._title.set_text(f"{h.family} Q, S = {h.n_samples}, a = {h.step_size:.3g}, {h.schedule} step")
 
     def format_readout(self, h: SVIHistory) -> str:

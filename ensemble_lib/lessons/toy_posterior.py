@@ -278,8 +278,8 @@ class ToyExplorer(FigurePanel):
             old, self._contours, self._contoured = self._contours, [], None  # consistent if this fails
             self._contours = self.replace_artists(old, lambda: plot_posterior_contours(self.ax, grid))
             self._contoured = fits.posterior
-            if lim != self.__dict__.get("_limits"):  # new ticks: redraw the background once
-                self._limits = lim
+            if lim != self.__dict__.get("_shown_limits"):  # new ticks: redraw the background once
+                self._shown_limits = lim
                 self.invalidate_background()
         for key in ("laplace", "diagonal", "full", "factor"):
             fit = getattr(fits, key)

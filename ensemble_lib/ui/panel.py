@@ -209,10 +209,12 @@ class _BlitCanvas(FigureCanvasAgg):
         Returns the artists to redraw at every step, in drawing order.
     """
 
-    def __init__(self, figure, dynamic: Callable[[], Iterable]):
+    def __init__(self, figure, dynamic: Callable[[], Iterable], overlays: Callable[[], Iterable] = list):
         super().__init__(figure)
         self._dynamic = dynamic
+        self._overlays = overlays
         self._background = None
+        self._sprites = []
         self._mark()
 
     def _mark(self) -> list:
@@ -233,6 +235,10 @@ class _BlitCanvas(FigureCanvasAgg):
         arts = self._mark()  # artists made since the last draw (new contours) are animated too
         if self._background is None or not self._layout_frozen():
             super().draw()
+            renderer = self.get_renderer()
+            # opaque static artists that must stay on top (a legend): their pixels, as just drawn
+            self._sprites = [self.copy_from_bbox(a.get_window_extent(renderer).padded(1))
+                             for a in self._overlays() if a is not None and a.get_visible()]
             if self._layout_frozen():
                 self._background = self.copy_from_bbox(self.figure.bbox)
         else:
@@ -240,6 +246,8 @@ class _BlitCanvas(FigureCanvasAgg):
         renderer = self.get_renderer()
         for a in arts:
             a.draw(renderer)
+        for sprite in self._sprites:
+            self.restore_region(sprite)
 
 
 class FigurePanel:
@@ -303,7 +311,7 @@ class FigurePanel:
         self._last_step_s = 0.0
         fig.set_dpi(self.dpi)
         if self.blit:
-            _BlitCanvas(fig, self.animated_artists)
+            _BlitCanvas(fig, self.animated_artists, self.overlay_artists)
         # lay the figure out once; later steps redraw without a layout pass
         if fig.get_layout_engine() is not None:
             fast_png(fig)
@@ -398,6 +406,14 @@ class FigurePanel:
 
         Everything else is drawn once and cached, so it must never change
         (a changing axis or title belongs here too). Default: none.
+        """
+        return []
+
+    def overlay_artists(self) -> list:
+        """Static artists drawn on top of :meth:`animated_artists` (with :attr:`blit`): a legend
+        over the data. They must be opaque: their pixels are kept from the last full draw and put
+        back after each step's redraw. A panel that changes one calls :meth:`invalidate_background`.
+        Default: none.
         """
         return []
 
