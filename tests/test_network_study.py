@@ -279,8 +279,9 @@ TINY = ["--table", "--datasets", "boston", "--n-splits", "2", "--n-train", "40",
 
 @pytest.fixture(scope="module")
 def tiny_out(tmp_path_factory):
+    """The tiny table by the command, in two worker processes (its ``--jobs`` path)."""
     out = tmp_path_factory.mktemp("table")
-    t1.main(TINY + ["--outdir", str(out)])
+    t1.main(TINY[:-1] + ["2", "--outdir", str(out), "--times", str(out / "times.json")])
     return out
 
 
@@ -289,24 +290,58 @@ def tiny_table_text(tiny_out):
     return (tiny_out / "boston_table1.json").read_text()
 
 
-def test_verify_split_rederives_a_stored_split_and_reports_a_changed_number(tiny_out, tmp_path, monkeypatch):
-    calls = []
+@pytest.fixture(scope="module")
+def tiny_rerun(tmp_path_factory):
+    """The same command again, in this process (``--jobs 1``): its folder, and every split it
+    computed, by (configuration, index), as ``run_split`` returned it."""
+    out = tmp_path_factory.mktemp("again")
+    splits = {}
     run_split = t1.run_split
 
-    def recording(X, y, config, index):
-        calls.append((config, index, run_split(X, y, config, index)))
-        return calls[-1][2]
+    def recording(X, y, config, index, progress=None):
+        splits[config, index] = run_split(X, y, config, index, progress)
+        return splits[config, index]
 
-    monkeypatch.setattr(t1, "run_split", recording)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(t1, "run_split", recording)
+        t1.main(TINY + ["--outdir", str(out)])
+    return out, splits
+
+
+def test_table_command_gives_identical_json_when_run_twice(tiny_table_text, tiny_out, tiny_rerun):
+    """Determinism: the same configuration, once in two worker processes and once in this process,
+    gives the same bytes."""
+    out, splits = tiny_rerun
+    assert len(splits) == 2  # the second run computed both splits itself
+    assert (out / "boston_table1.json").read_text() == tiny_table_text
+    times = json.loads((tiny_out / "times.json").read_text())
+    assert len(times["split_seconds"]["boston"]) == 2 and times["wall_seconds"] > 0
+    assert times["n_jobs"] == 2
+    assert '"seconds"' not in tiny_table_text  # wall times live in the --times file only
+
+
+def test_verify_split_rederives_a_stored_split_and_reports_a_changed_number(tiny_out, tiny_rerun, tmp_path,
+                                                                           monkeypatch):
+    """``verify_split`` re-runs a split from the stored file's configuration and compares every number.
+
+    Its re-run of split 1 is the one the determinism test's second run made (in this process, from
+    the command line's configuration; the stored file was made in worker processes): ``run_split``
+    answers from that run, and only for the configuration and index it was run with, so the stored
+    configuration must read back exactly. Running the split a third time would repeat that run.
+    """
+    _, splits = tiny_rerun
+    asked = []
+
+    def rerun(X, y, config, index):
+        asked.append((config, index))
+        return splits[config, index]  # a KeyError if the stored configuration did not read back
+
+    monkeypatch.setattr(t1, "run_split", rerun)
     assert t1.verify_split(["boston"], 1, tiny_out) == []
+    assert [i for _, i in asked] == [1]
     stored = json.loads((tiny_out / "boston_table1.json").read_text())
-    ((config, index, split),) = calls
-    assert index == 1 and config == t1.config_from_table(stored)
     stored["splits"][1]["methods"]["ensemble_s1"]["test_mse"] *= 1.001
     (tmp_path / "boston_table1.json").write_text(json.dumps(stored))
-    # the changed copy is compared with the split just re-derived from the same configuration
-    # (deriving it a second time would only repeat the call above)
-    monkeypatch.setattr(t1, "run_split", lambda X, y, cfg, i: split if (cfg, i) == (config, index) else None)
     bad = t1.verify_split(["boston"], 1, tmp_path)
     assert len(bad) == 1 and "ensemble_s1.test_mse" in bad[0]
 
@@ -314,15 +349,6 @@ def test_verify_split_rederives_a_stored_split_and_reports_a_changed_number(tiny
 @pytest.fixture(scope="module")
 def tiny_table(tiny_table_text):
     return json.loads(tiny_table_text)
-
-
-def test_table_command_gives_identical_json_when_run_twice(tiny_table_text, tmp_path):
-    """Determinism: the same configuration, in two worker processes this time, gives the same bytes."""
-    t1.main(TINY[:-1] + ["2", "--outdir", str(tmp_path), "--times", str(tmp_path / "times.json")])
-    assert (tmp_path / "boston_table1.json").read_text() == tiny_table_text
-    times = json.loads((tmp_path / "times.json").read_text())
-    assert len(times["split_seconds"]["boston"]) == 2 and times["wall_seconds"] > 0
-    assert '"seconds"' not in tiny_table_text  # wall times live in the --times file only
 
 
 def test_table_command_stores_the_documented_json(tiny_table):
