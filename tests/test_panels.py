@@ -351,6 +351,32 @@ def test_invalidate_background_renews_a_blitted_panels_static_parts(renew):
     _Tiny().invalidate_background()  # no blitting: nothing to renew, no error
 
 
+class _Overlaid(_Layered):
+    """The moving line passes under an opaque legend (an overlay), or over it without the overlay."""
+
+    def __init__(self, overlay: bool):
+        self.overlay = overlay
+        super().__init__()
+        self.legend = self.fig.axes[0].legend([self.band], ["band"], loc="center", framealpha=1.0)
+        self.invalidate_background()
+
+    def overlay_artists(self):
+        return [getattr(self, "legend", None)] if self.overlay else []  # None: before the legend is made
+
+
+@pytest.mark.parametrize("overlay", [True, False])
+def test_an_overlay_stays_on_top_of_the_blitted_artists(overlay):
+    """The line crosses the legend's box: with the legend as an overlay the frame equals a full
+    redraw (legend on top); without (the control case) the line is drawn over it."""
+    p = _Overlaid(overlay)
+    p.update()
+    for x in (3, 5, 7):  # the line sweeps across the centre, where the legend is
+        p.controls["x"].value = x
+    assert p.last_error is None
+    differ = _differ_from_a_full_redraw(p)
+    assert (differ < 0.002) == overlay, differ
+
+
 # ---------------------------------------------------------------------------
 # the base class's machinery, on tiny panels
 # ---------------------------------------------------------------------------
