@@ -39,6 +39,7 @@ configuration and that command are stored in it; no wall times, so a rerun gives
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import warnings
@@ -159,12 +160,20 @@ def _one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
+@contextlib.contextmanager
 def _quiet():
-    w = warnings.catch_warnings()
-    w.__enter__()
-    warnings.simplefilter("ignore", HyperparameterConvergenceWarning)
-    warnings.simplefilter("ignore", KLFitWarning)
-    return w
+    """Without the fits' convergence warnings (the study records convergence itself)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HyperparameterConvergenceWarning)
+        warnings.simplefilter("ignore", KLFitWarning)
+        yield
+
+
+def _evidence(Xtr, y_train, H: int, rng, n_restarts: int, config: ModelSizeConfig):
+    """MacKay's evidence framework on an H-unit network from ``n_restarts`` random starts."""
+    post = NetworkPosterior(Xtr, y_train, H, alpha=1.0, beta=1.0)
+    with _quiet():
+        return post, fit_evidence(post, rng, n_restarts=n_restarts, tol=config.evidence_tol)
 
 
 def size_row(Xtr, y_train, Xte, y_test, H: int, config: ModelSizeConfig, index: int) -> dict:
@@ -174,13 +183,8 @@ def size_row(Xtr, y_train, Xte, y_test, H: int, config: ModelSizeConfig, index: 
 
 
 def _size_row(Xtr, y_train, Xte, y_test, H, config, index):
-    post = NetworkPosterior(Xtr, y_train, H, alpha=1.0, beta=1.0)
-    w = _quiet()
-    try:
-        ev = fit_evidence(post, np.random.default_rng([config.seed, index, H, 1]),
-                          n_restarts=config.n_restarts, tol=config.evidence_tol)
-    finally:
-        w.__exit__(None, None, None)
+    post, ev = _evidence(Xtr, y_train, H, np.random.default_rng([config.seed, index, H, 1]),
+                         config.n_restarts, config)
     restarts = []
     for j, run in enumerate(ev.restarts):
         st = run.final
@@ -197,12 +201,9 @@ def _size_row(Xtr, y_train, Xte, y_test, H, config, index):
             "active_units": unit_usage(st.mean, None, Xtr, H).n_active,
             "best": run.final is ev.final})
     best = ev.final
-    w = _quiet()
-    try:
+    with _quiet():
         fit = fit_ensemble(post, config.prior, "diagonal", init=[best.diagonal_start()],
                            gtol=config.gtol, maxiter=config.maxiter)
-    finally:
-        w.__exit__(None, None, None)
     pred = post.predictive_mean(fit.mean, fit.cov, Xte)
     ens = {"bound": float(fit.bound), "test_mse": float(np.mean((pred - y_test) ** 2)),
            "active_units": unit_usage(fit.mean, fit.cov, Xtr, H).n_active,
@@ -247,8 +248,7 @@ def _ard_row(dataset, config, index):
     classes = network_classes(d, H, "ard")
     n_real = data.n_features
     names = list(data.feature_names) + [f"noise{j + 1}" for j in range(config.n_noise)]
-    w = _quiet()
-    try:
+    with _quiet():
         single = fit_evidence(post, np.random.default_rng([config.seed, index, 4]),
                               n_restarts=config.n_restarts, tol=config.evidence_tol)
         start = [single.final.diagonal_start()]
@@ -266,8 +266,6 @@ def _ard_row(dataset, config, index):
                     "test_mse": float(np.mean((network_output(run.final.mean, Xte, H) - split.y_test) ** 2))}
         except RuntimeError as exc:
             evid = {"failed": str(exc)}
-    finally:
-        w.__exit__(None, None, None)
 
     def mse(m, c):
         return float(np.mean((post.predictive_mean(m, c, Xte) - split.y_test) ** 2))
@@ -327,13 +325,8 @@ def fixed_size_committee(Xtr, y_train, Xte, y_test, config: ModelSizeConfig, ind
     ``committee_hidden`` hidden units (the HMC reference's model), with one BLAS thread."""
     H = config.committee_hidden
     with _one_blas_thread():
-        post = NetworkPosterior(Xtr, y_train, H, alpha=1.0, beta=1.0)
-        w = _quiet()
-        try:
-            ev = fit_evidence(post, np.random.default_rng([config.seed, index, H, 6]),
-                              n_restarts=config.committee_restarts, tol=config.evidence_tol)
-        finally:
-            w.__exit__(None, None, None)
+        post, ev = _evidence(Xtr, y_train, H, np.random.default_rng([config.seed, index, H, 6]),
+                             config.committee_restarts, config)
         members = _members(H, [(run, post) for run in ev.restarts if run.converged], Xte)
     return committee_row(members, y_test, len(ev.restarts)) if members else None
 
