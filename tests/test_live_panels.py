@@ -210,6 +210,20 @@ _SLIDERS = (w.IntSlider, w.FloatSlider, w.FloatLogSlider)
 CHECKED = list(PANELS)
 
 
+_BUILT: dict = {}
+
+
+def _built(name: str):
+    """The registered panel ``name`` and its start values, built and drawn once per test process
+    (the two checks below share it: one moves its sliders from the start values and back, the
+    other reads its image size)."""
+    if name not in _BUILT:
+        p = PANELS[name][0]()
+        p.update()
+        _BUILT[name] = (p, p.values())
+    return _BUILT[name]
+
+
 def _ends(ctl) -> list:
     if isinstance(ctl, w.FloatLogSlider):
         return [ctl.base ** ctl.min, ctl.base ** ctl.max]
@@ -240,9 +254,7 @@ def _labels_outside(panel) -> list[str]:
 @pytest.mark.parametrize("name", CHECKED)
 def test_axis_labels_lie_inside_the_canvas_at_every_slider_corner(name):
     """Each slider at its min and at its max (others at their start), and all sliders at min / at max."""
-    p = PANELS[name][0]()
-    p.update()
-    start = p.values()
+    p, start = _built(name)
     sliders = {n: c for n, c in p.controls.items() if isinstance(c, _SLIDERS)}
     settings = [{n: _ends(c)[i]} for n, c in sliders.items() for i in (0, 1)]
     settings += [{n: _ends(c)[i] for n, c in sliders.items()} for i in (0, 1)]
@@ -257,14 +269,17 @@ def test_axis_labels_lie_inside_the_canvas_at_every_slider_corner(name):
             continue  # a refused corner keeps the last figure (checked elsewhere)
         for problem in _labels_outside(p):
             problems.append(f"{setting}: {problem}")
+    with p.hold():  # back at the start
+        for n, v in start.items():
+            p.controls[n].value = v
+    assert p.values() == start
     assert not problems, "\n".join(problems[:20])
 
 
 @pytest.mark.parametrize("name", CHECKED)
 def test_the_image_is_shown_at_the_size_it_is_rendered(name):
     """CSS size = image size (no stretching), small enough for a 1366 x 768 screen."""
-    p = PANELS[name][0]()
-    p.update()
+    p, _ = _built(name)
     W, H = p.fig.canvas.get_width_height()
     assert (p.image.layout.width, p.image.layout.height) == (f"{W}px", f"{H}px")
     assert W <= 900 and H <= 400, (W, H)
