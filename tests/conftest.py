@@ -14,25 +14,27 @@ settings.load_profile("ensemble")
 
 
 # -- the order in which pytest-xdist hands out test files ------------------------------------
-#: Approximate run time of the longest test files on one core (seconds; `pytest --durations=0`,
-#: 2026-11-24, after lessons 6 and 7 arrived). `make test` runs the files on pytest-xdist workers
-#: (`--dist loadfile`: a file, and so a notebook's cells, stays on one worker). Handed out longest
-#: first, no long file is left for the end while the other core idles; by default xdist orders
-#: files by their number of tests, which put the one-test benchmark run (20 s) and the few-test
-#: HMC and Table-1 files last. Files not listed count as short. A stale entry costs only balance,
-#: never a result.
+#: Approximate run time of the longest test files on one core (seconds; per-file sums of
+#: `pytest --durations=0` and of process CPU time, 2026-11-24, after the test-time cuts and with
+#: lesson 6's re-derivations in tests/test_model_size.py). `make test` runs the files on pytest-xdist
+#: workers (`--dist loadfile`: a file, and so a notebook's cells, stays on one worker). Handed out
+#: longest first, no long file is left for the end while the other core idles; by default xdist
+#: orders files by their number of tests, which put the one-test benchmark run and the few-test
+#: HMC, Table-1 and model-size files last. Files not listed count as short. A stale entry costs
+#: only balance, never a result.
 FILE_SECONDS = {
-    "tests/test_panels.py": 44, "tests/test_network_study.py": 43, "tests/test_hmc.py": 42,
-    "tests/test_network.py": 26, "tests/test_live_panels.py": 25, "tests/test_hyperparameters.py": 25,
-    "tests/test_table1.py": 21, "tests/test_benchmarks.py": 21, "tests/test_toy_properties.py": 13,
-    "tests/test_family_search.py": 11, "tests/test_toy_study.py": 9,
-    "notebooks/04_ensemble_learning_for_networks.ipynb": 9, "tests/test_mixture_lesson.py": 9,
-    "notebooks/03_bound_and_hyperparameters.ipynb": 9, "tests/test_mixture.py": 9, "tests/test_svi.py": 8,
-    "tests/test_bound_lesson.py": 7, "tests/test_solutions_leave_panels.py": 7, "tests/test_toy.py": 6,
-    "tests/test_bad_inputs.py": 5, "notebooks/07_mixture_of_gaussians.ipynb": 5,
-    "notebooks/05_deterministic_vs_stochastic_vi.ipynb": 5, "tests/test_mackay_gaussian.py": 4,
-    "notebooks/02_mackay_gaussian_mean_sigma.ipynb": 4, "notebooks/06_choosing_the_model.ipynb": 4,
-    "tests/test_widgets.py": 3, "notebooks/01_toy_posterior_laplace_vs_kl.ipynb": 3, "tests/test_ard.py": 3,
+    "tests/test_panels.py": 40, "tests/test_model_size.py": 30, "tests/test_network_study.py": 30,
+    "tests/test_hmc.py": 30, "tests/test_live_panels.py": 21, "tests/test_table1.py": 19,
+    "tests/test_benchmarks.py": 16, "tests/test_toy_properties.py": 12, "tests/test_family_search.py": 11,
+    "tests/test_toy_warm_starts.py": 10, "tests/test_toy_study.py": 10, "tests/test_network.py": 9,
+    "tests/test_mixture.py": 9, "tests/test_hyperparameters.py": 8, "tests/test_mixture_lesson.py": 8,
+    "notebooks/04_ensemble_learning_for_networks.ipynb": 8, "tests/test_toy.py": 7, "tests/test_svi.py": 7,
+    "notebooks/05_deterministic_vs_stochastic_vi.ipynb": 6, "tests/test_mackay_gaussian.py": 6,
+    "notebooks/06_choosing_the_model.ipynb": 6, "notebooks/03_bound_and_hyperparameters.ipynb": 5,
+    "notebooks/07_mixture_of_gaussians.ipynb": 5, "tests/test_model_choice_lesson.py": 5,
+    "tests/test_bad_inputs.py": 4, "notebooks/02_mackay_gaussian_mean_sigma.ipynb": 4,
+    "tests/test_solutions_leave_panels.py": 3, "tests/test_model_comparison.py": 3, "tests/test_ard.py": 3,
+    "notebooks/01_toy_posterior_laplace_vs_kl.ipynb": 3, "tests/test_bound_lesson.py": 3,
 }
 
 
