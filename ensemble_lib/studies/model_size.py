@@ -154,9 +154,16 @@ def _split(dataset: str, config: ModelSizeConfig, index: int):
 
 
 def _one_blas_thread():
-    """One BLAS thread while a split is fitted (module docstring)."""
-    from threadpoolctl import threadpool_limits
+    """One BLAS thread while a split is fitted (module docstring).
 
+    Raises RuntimeError if threadpoolctl finds no BLAS library to limit (before 3.5 it did not
+    know numpy's scipy-openblas): the study would then run unpinned without a word.
+    """
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    if not any(i.get("user_api") == "blas" for i in threadpool_info()):
+        raise RuntimeError("threadpoolctl finds no BLAS library to hold to one thread "
+                           "(threadpoolctl >= 3.5 knows numpy's scipy-openblas)")
     return threadpool_limits(limits=1, user_api="blas")
 
 
