@@ -3,7 +3,7 @@
 A test re-derives part of the stored result: split 0 of Boston at the smallest H, every restart's
 Laplace and eq.-(30) log evidence, test error and the diagonal ensemble's bound, from the stored
 configuration alone; split 0's committee at the HMC reference's size (every member's evidence,
-weight and test error, the committee's test error) and its ARD row (α_c, bound, test error); the
+weight and test error, the committee's test error) and its ensemble ARD (α_c, bound, test error); the
 stored summaries are the means of the stored splits; and the stored eq. (30) of every restart is its
 eq.-(20) evidence plus the two hyperparameter Occam factors of its stored error bars.
 """
@@ -69,8 +69,11 @@ def test_split_0_fixed_size_committee_is_re_derived_from_the_stored_configuratio
 
 
 def test_split_0_ard_row_is_re_derived_from_the_stored_configuration(stored):
+    """The ensemble's ARD and its single-α comparison; MacKay's evidence ARD, nine tenths of the row's
+    time (its re-estimation runs into the singularities the lesson describes), is left out here."""
     config = ModelSizeConfig.from_dict(stored["config"])
-    again, old = ard_row("boston", config, 0), stored["datasets"]["boston"]["splits"][0]["ard"]
+    again, old = ard_row("boston", config, 0, evidence=False), stored["datasets"]["boston"]["splits"][0]["ard"]
+    assert again["evidence"] is None and old["evidence"] is not None
     assert again["inputs"] == old["inputs"]
     np.testing.assert_allclose(again["alpha"], old["alpha"], rtol=1e-6)
     for key in ("bound", "test_mse", "alpha_bias", "alpha_output"):
