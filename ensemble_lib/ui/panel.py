@@ -22,7 +22,10 @@ The base class owns the machinery:
 * the layout is computed once; a panel may opt in to blitting
   (:attr:`~FigurePanel.blit`): only :meth:`~FigurePanel.animated_artists` are
   redrawn over a cached image of the rest, which
-  :meth:`~FigurePanel.invalidate_background` renews when it changes;
+  :meth:`~FigurePanel.invalidate_background` renews when it changes. An axis whose range
+  follows the data does so in nice steps (:meth:`~FigurePanel.follow_range`), so its ticks stay
+  in the cached image until the range changes; an opaque legend over the data is put back on
+  top after each redraw (:meth:`~FigurePanel.overlay_artists`);
 * :meth:`~FigurePanel.hold` holds updates while several controls change and
   updates once at the end;
 * errors from a bad value are shown in the panel's status line (never lost in
