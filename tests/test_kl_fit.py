@@ -155,3 +155,18 @@ def test_linear_model_input_is_checked():
         LinearGaussianPosterior(np.ones((3, 2)), np.ones(4), 1.0, 1.0)
     with pytest.raises(ValueError, match="alpha"):
         LinearGaussianPosterior(np.ones((3, 2)), np.ones(3), -1.0, 1.0)
+
+
+def test_no_descent_tells_a_noisy_minimum_from_a_slope():
+    """At a minimum whose gradient is dominated by noise no step down it helps; on a slope one does."""
+    from ensemble_lib.inference.kl_fit import no_descent
+
+    def bowl(theta, noise=0.0):
+        return float(theta @ theta), 2.0 * theta + noise
+
+    at_min = np.zeros(3)
+    assert no_descent(lambda th: bowl(th, noise=np.array([1e-5, -2e-5, 0.0])), at_min,
+                      np.array([1e-5, -2e-5, 0.0]))
+    slope = np.array([1.0, 0.5, -0.2])
+    assert not no_descent(bowl, slope, bowl(slope)[1])
+    assert not no_descent(bowl, np.array([1e-3, 0.0, 0.0]), np.array([2e-3, 0.0, 0.0]))

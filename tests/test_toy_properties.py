@@ -209,7 +209,36 @@ def toy_problems(draw):
     return x, t, 10.0**log_alpha, 10.0**log_beta
 
 
+#: found by `make fuzz` (1000 examples) on 2026-11-24: a sharp posterior (β = 2425) whose factor
+#: s = 1 fit, the full fit in over-parametrised coordinates, stalled at gradient norm 3.2e-9 > 1e-9
+#: at the full fit's optimum (kl_fit now judges it in the full family's coordinates)
+_SHARP_FACTOR = ([0.0, 0.0, 0.0, 0.1328125, 0.0, 0.27124168010424743, 3.5, 0.0, 0.0, 0.0, 1.0, 2.5, 0.0,
+                  3.0, 3.0, 1.5, 0.0, 1.0, 0.75, 1.0, 3.5],
+                 [0.0, 0.0, 0.0, 0.140625, 0.27124168010424743, 0.0, 3.5, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0,
+                  3.0, 3.0, 2.0, 0.0, 1.0, 0.75, 1.0, 3.5],
+                 0.02398919334234264, 2425.300883642454)
+
+
+#: also found then (β = 2435): the full fit's gradient stalls at 1.2e-9 and the diagonal fit's at
+#: 1.1e-5, the quadrature's own noise, at points no step improves (Nelder–Mead: 1e-11 nats)
+_SHARP_FULL = ([0.0, 1e-09, 0.0, 0.13638795172172724, 0.27124168010424743, 0.0, 3.8277175193123387,
+                1.6318860606866488, 0.0, 0.02, 1.65625, 3.0, 0.0, 0.0, 1.3125, 1.96484375, 0.0, 0.8359375,
+                0.6551261023985457, 1.25, 4.5],
+               [0.0, 0.0, 0.0, 0.13638795172172724, 0.27124168010424743, 0.0, 3.8277175193123387,
+                1.6318860606866488, 0.0, 0.02, 1.65625, 3.0, 0.0, 0.0, 1.3125, 1.96484375, 0.0, 0.8359375,
+                0.6551261023985457, 1.25, 4.5],
+               0.02398919334234264, 2434.834163691295)
+_SHARP_DIAGONAL = ([0.0, 1e-09, 0.0, 0.13638795172172724, 0.0, 0.0, 3.0, 1.6318860606866488, 0.0, 0.02,
+                    1.6875, 3.0, 0.0, 0.0, 1.3125, 1.0, 0.0, 1.0, 0.6551261023985457, 1.4375, 4.5],
+                   [0.0, 0.0, 0.0, 0.13638795172172724, 0.0, 0.0, 3.0, 1.6318860606866488, 0.0, 0.02,
+                    1.6875, 3.0, 0.0, 0.0, 1.3125, 1.0, 0.0, 1.0, 0.6551261023985457, 1.4375, 4.5],
+                   0.02398919334234264, 2434.834163691295)
+
+
 @given(problem=toy_problems())
+@example(problem=_SHARP_FACTOR)
+@example(problem=_SHARP_FULL)
+@example(problem=_SHARP_DIAGONAL)
 @settings(max_examples=FUZZ_EXAMPLES)
 def test_fuzz_fits_are_accurate_nonnegative_and_ordered(problem):
     x, t, alpha, beta = problem

@@ -15,6 +15,7 @@ Families: ``"full"`` (any C), ``"factor"`` (B&B (26) with rank s),
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 
@@ -48,6 +49,31 @@ def gradient_converged(grad, gtol: float) -> bool:
     """
     g = np.asarray(grad, dtype=float)
     return bool(g.size == 0 or (np.all(np.isfinite(g)) and float(np.max(np.abs(g))) <= gtol))
+
+
+def no_descent(fun, theta, g, rel: float = 1e-12) -> bool:
+    """Whether no step down the gradient ``g`` lowers ``fun`` at ``theta`` by more than ``rel``
+    (relative to max(1, |f|)): steps of 10⁻¹² to 10⁻⁴ times max(1, ‖θ‖), one per decade.
+
+    A gradient that the objective's own numerical noise dominates (an adaptive quadrature's error,
+    for a very sharp posterior) can stay far above any tolerance at a point no step improves;
+    this checks the point itself.
+    """
+    theta = np.asarray(theta, dtype=float)
+    g = np.asarray(g, dtype=float)
+    norm = float(np.linalg.norm(g))
+    if not (norm > 0 and np.isfinite(norm)):
+        return bool(norm == 0)
+    f0 = float(fun(theta)[0])
+    if not np.isfinite(f0):
+        return False
+    direction = g / norm
+    scale = max(1.0, float(np.linalg.norm(theta)))
+    for s in np.geomspace(1e-12, 1e-4, 9) * scale:
+        f = float(fun(theta - s * direction)[0])
+        if np.isfinite(f) and f < f0 - rel * max(1.0, abs(f0)):
+            return False
+    return True
 
 
 def gradient_floor(fun, theta) -> float:
@@ -397,13 +423,36 @@ def kl_fit(
             # (no callback: it is given this family's parameter vectors only)
             full = kl_fit(post, "full", gtol=gtol, maxiter=maxiter, symmetric=symmetric,
                           laplace=laplace)
-        thetas = [embed_fit(fam, full)]
-    else:
-        thetas = start_thetas(post, fam, init, symmetric, laplace)
-        if init is None:
-            thetas += _poorer_family_starts(post, fam, gtol=gtol, maxiter=maxiter,
-                                            symmetric=symmetric, laplace=laplace)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", KLFitWarning)
+            fit = fit_from_starts(post, fam, [embed_fit(fam, full)], gtol, maxiter, callback,
+                                  _stacklevel=3)[0]
+        if fit.converged or _converged_as_full(post, fit, gtol):
+            return dataclasses.replace(fit, converged=True)
+        for w in caught:  # not at the full family's optimum either: say so
+            warnings.warn(w.message, w.category, stacklevel=2)
+        return fit
+    thetas = start_thetas(post, fam, init, symmetric, laplace)
+    if init is None:
+        thetas += _poorer_family_starts(post, fam, gtol=gtol, maxiter=maxiter,
+                                        symmetric=symmetric, laplace=laplace)
     return fit_from_starts(post, fam, thetas, gtol, maxiter, callback, _stacklevel=3)[0]
+
+
+def _converged_as_full(post, fit: KLFit, gtol: float) -> bool:
+    """Whether ``fit`` (of the factor family of rank k − 1) is stationary as a full-covariance Q.
+
+    That family holds every Gaussian, with more parameters than the full family (redundant
+    directions), so its gradient is the full family's times a Jacobian that can be large (a sharp
+    posterior's small variances), and its polish can stall a little above ``gtol`` at the very
+    optimum the full fit reached. Judged in the full family's coordinates instead, with the same
+    tolerance and round-off floor as any fit.
+    """
+    full = CovarianceFamily.make("full", fit.mean.size)
+    theta = full.pack(fit.mean, fit.cov)
+    fun = lambda th: kl_objective(post, full, th)  # noqa: E731
+    g = fun(theta)[1]
+    return gradient_converged(g, gtol) or gradient_converged(g, max(gtol, gradient_floor(fun, theta)))
 
 
 def _positive_definite(h):
@@ -493,6 +542,10 @@ def fit_from_starts(post, fam: CovarianceFamily, thetas, gtol: float = 1e-9, max
     if not converged:
         # a gradient at its round-off level is as small as this θ can make it
         converged = gradient_converged(g, max(tol, gradient_floor(fun, theta)))
+    if not converged and small:
+        # or at the objective's own noise (its quadrature's error, for a very sharp posterior):
+        # then no step down the gradient lowers the objective
+        converged = no_descent(fun, theta, g)
     if not converged:
         warnings.warn(
             f"kl_fit ({fam.name}, s={fam.rank}) stopped before converging: gradient norm "
