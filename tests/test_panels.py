@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from _canvas import labels_outside
 import ensemble_lib.lessons
 from ensemble_lib.lessons import PANELS
 from ensemble_lib.ui.panel import FigurePanel
@@ -202,6 +203,9 @@ def test_the_state_is_a_frozen_dataclass(panel):
 
 
 def test_every_control_goes_to_its_min_and_max_and_back(panel):
+    """Each control at its min and at its max (the others at their start), and back: no error, one
+    update per change, and no axis label, title or tick label outside the canvas."""
+    outside = []
     for name, ctl in panel.controls.items():
         start, choices = ctl.value, _choices(ctl)
         for value in (choices[0], choices[-1], start):
@@ -211,6 +215,8 @@ def test_every_control_goes_to_its_min_and_max_and_back(panel):
             assert panel.status.value == "", (name, value)
             assert panel.n_updates == n0 + changed, (name, value)
             assert ctl.value == value
+            outside += [f"{name} = {value!r}: {problem}" for problem in labels_outside(panel)]
+    assert not outside, "\n".join(outside[:20])
 
 
 def test_each_move_changes_the_figure_and_the_readout(panel):
