@@ -21,8 +21,8 @@ TOL = 1e-6
 @pytest.fixture(scope="module")
 def search():
     rng = np.random.default_rng(3)
-    X = add_bias(rng.normal(size=(24, 2)))
-    y = np.sin(1.5 * X[:, 0]) + 0.3 * X[:, 1] + 0.1 * rng.normal(size=24)
+    X = add_bias(rng.normal(size=(16, 2)))
+    y = np.sin(1.5 * X[:, 0]) + 0.3 * X[:, 1] + 0.1 * rng.normal(size=16)
     post = NetworkPosterior(X, y, 2, alpha=1.0, beta=50.0)
     starts = []
     for r in range(1):
