@@ -1,9 +1,14 @@
 """Every notebook in a real JupyterLab: run all cells, move every slider, type bad input.
 
 For each ``notebooks/*.ipynb`` (discovered, not listed) the module-scoped
-``notebook`` fixture opens ``/lab/tree/notebooks/NAME?reset`` in Chromium, clears the
+``notebook`` fixture opens ``notebooks/NAME`` in JupyterLab in Chromium, clears the
 stored outputs, runs all cells from the Run menu and waits until every code
 cell has an execution count (or an error output) and the kernel is idle.
+One JupyterLab page serves every notebook (the ``lab`` fixture: the first notebook
+is opened as ``/lab/tree/notebooks/NAME?reset``, the next ones with JupyterLab's
+``docmanager:open`` once the previous one is closed and its kernel shut down; a
+page left in a bad state is replaced by a fresh one). Each notebook's tests see
+only its own console messages and server log.
 The tests then check, on that live page:
 
 * no cell raised; no widget shows as plain text; the number of panels equals
@@ -31,6 +36,8 @@ The tests then check, on that live page:
 
 from __future__ import annotations
 
+import collections.abc
+import contextlib
 import re
 import warnings
 from urllib.parse import quote
@@ -44,11 +51,58 @@ from _start_state import missing_numbers, stated_starts
 # parseInt and FloatSlider's parseFloat read the same number.
 TOO_BIG = "99999999999"
 
-JS_APP_READY = """() => {
+# The notebook at `path` (relative to the server's root) is the current widget, shown, loaded (a
+# widget for every cell), its kernel idle.
+JS_APP_READY = """(path) => {
   const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-  return !!(w && w.content && w.content.model && w.context.isReady && k && k.status === 'idle');
+  return !!(w && w.content && w.content.model && w.context && w.context.isReady && w.context.path === path
+            && w.isVisible && w.content.widgets.length === w.content.model.cells.length
+            && k && k.status === 'idle');
 }"""
+
+# The shared JupyterLab page is ready for the next notebook: the app is there, no document is open
+# in it (the last notebook's widget, and so its cells and panels, gone from the page; JupyterLab puts
+# its Launcher in the empty main area), no dialog or menu is open, and the left sidebar is as it was
+# when the app loaded (`sidebar`: open or not).
+JS_LAB_CLEAN = """(sidebar) => {
+  const app = window.jupyterapp;
+  if (!(app && app.shell && app.commands)) return false;
+  const stack = document.querySelector('#jp-left-stack');
+  const open = !!stack && !stack.classList.contains('lm-mod-hidden') && stack.offsetWidth > 0;
+  return [...app.shell.widgets('main')].every(w => !w.context)
+         && !document.querySelector('.jp-NotebookPanel, .jp-Notebook, .jp-Dialog, .lm-Menu')
+         && open === sidebar;
+}"""
+
+# Close every document in the main area without a save dialog (its outputs are this run's, in a
+# temporary copy of the notebooks); JupyterLab does not shut the kernel down, the fixture does.
+JS_CLOSE_DOCUMENTS = """() => {
+  for (const w of [...window.jupyterapp.shell.widgets('main')]) {
+    if (!w.context) continue;
+    if (w.context.model) w.context.model.dirty = false;
+    w.close();
+  }
+}"""
+
+# The documents are closed (their widgets gone from the page).
+JS_DOCUMENTS_CLOSED = """() => [...window.jupyterapp.shell.widgets('main')].every(w => !w.context)
+                             && !document.querySelector('.jp-NotebookPanel, .jp-Notebook')"""
+
+# Once the notebook is open: close the other tabs of the main area (the Launcher) so the layout is
+# the one a notebook opened from its URL gets, and forget what the last notebook's tests left on
+# `window` (the drag test's observer of a panel that no longer exists, the latency probe).
+JS_AFTER_OPEN = """(path) => {
+  const app = window.jupyterapp;
+  for (const w of [...app.shell.widgets('main')]) {
+    if (!(w.context && w.context.path === path)) w.close();
+  }
+  if (window.__frameObs) window.__frameObs.disconnect();
+  delete window.__frameObs; delete window.__frames; delete window.__lat;
+}"""
+
+JS_SIDEBAR_OPEN = """() => { const s = document.querySelector('#jp-left-stack');
+  return !!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0; }"""
 
 JS_RUN_DONE = """() => {
   const w = window.jupyterapp.shell.currentWidget;
@@ -112,21 +166,134 @@ JS_SOLUTION_ANSWERS_SHOWN = """() => {
   return out;
 }"""
 
+#: the size of the page the notebooks are opened in (the fit test shrinks it for a while)
+LAB_VIEWPORT = (1400, 1100)
+#: how long a shared page may take to show it is ready for the next notebook before it is replaced
+LAB_CLEAN_MS = 10_000
+
+
+class _Since(collections.abc.Sequence):
+    """The console messages a page logged from index ``start`` on (up to ``end`` once the notebook
+    is closed): a notebook's own messages in a page that served other notebooks before it."""
+
+    def __init__(self, messages: list, start: int):
+        self.messages, self.start, self.end = messages, start, None
+
+    def _items(self) -> list:
+        return self.messages[self.start:self.end]
+
+    def __getitem__(self, i):
+        return self._items()[i]
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __iter__(self):
+        return iter(self._items())
+
+    def __repr__(self) -> str:
+        return repr(self._items())
+
+
+class LabPage:
+    """JupyterLab in one Chromium page, reused from notebook to notebook.
+
+    Loading the app in a new page (``page.goto`` to the kernel idle) took 4-5.5 s per notebook on
+    a 2-core machine, opening a notebook in the loaded app 1.2-1.6 s, and running a small lesson
+    1-2.5 s; so the app is loaded once and each notebook is opened in it. :meth:`open` checks
+    the page is clean first (:data:`JS_LAB_CLEAN`); a page that is closed, crashed, shows a
+    dialog or still holds a document is replaced by a fresh one, which opens the notebook from
+    its URL (``/lab/tree/notebooks/NAME?reset``) as each notebook used to be opened. So a
+    failure in one notebook does not carry over to the next.
+    """
+
+    def __init__(self, browser, server):
+        self.browser, self.server = browser, server
+        self.context = self.page = None
+        self.messages: list[tuple[str, str]] = []
+        self.sidebar_open: bool | None = None
+
+    def discard(self) -> None:
+        """Close the page and its browser context (the next :meth:`open` starts a fresh one)."""
+        if self.context is not None:
+            with contextlib.suppress(Exception):
+                self.context.close()
+        self.context = self.page = None
+
+    def _clean(self) -> bool:
+        if self.page is None or self.page.is_closed():
+            return False
+        try:
+            self.page.wait_for_function(JS_LAB_CLEAN, arg=self.sidebar_open, timeout=LAB_CLEAN_MS)
+            return True
+        except Exception:  # noqa: BLE001 - a broken page is replaced
+            return False
+
+    def open(self, path: str) -> int:
+        """Make notebook ``path`` the current widget with its kernel idle, in a page of the default
+        size; return where its console messages start in :attr:`messages`."""
+        if self._clean():
+            start = len(self.messages)
+            try:
+                if self.page.viewport_size != dict(zip(("width", "height"), LAB_VIEWPORT)):
+                    self.page.set_viewport_size(dict(zip(("width", "height"), LAB_VIEWPORT)))
+                self.page.evaluate(
+                    "(p) => { window.jupyterapp.commands.execute('docmanager:open', {path: p}); }", path)
+                self.page.wait_for_function(JS_APP_READY, arg=path, timeout=S.PAGE_LOAD_MS)
+                self.page.evaluate(JS_AFTER_OPEN, path)
+                self.page.wait_for_function(JS_APP_READY, arg=path, timeout=S.PAGE_LOAD_MS)
+                return start
+            except Exception:  # noqa: BLE001 - opened afresh below, keeping what the page logged
+                carried = self.messages[start:]
+                S.shutdown_all_sessions(self.server.base)  # the fresh page starts its own kernel
+        else:
+            carried = []
+        self.discard()
+        self.context, self.page, self.messages = S.open_page(self.browser, *LAB_VIEWPORT)
+        self.messages.extend(carried)
+        self.page.goto(f"{self.server.base}/lab/tree/{quote(path)}?reset", timeout=S.PAGE_LOAD_MS)
+        self.page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=S.PAGE_LOAD_MS)
+        self.page.wait_for_function(JS_APP_READY, arg=path, timeout=S.PAGE_LOAD_MS)
+        self.sidebar_open = self.page.evaluate(JS_SIDEBAR_OPEN)
+        return 0
+
+    def close_documents(self) -> None:
+        """Close the open notebook (no save dialog) before its kernel is shut down; a page where
+        that fails is discarded."""
+        if self.page is None:
+            return
+        try:
+            self.page.evaluate(JS_CLOSE_DOCUMENTS)
+            self.page.wait_for_function(JS_DOCUMENTS_CLOSED, timeout=LAB_CLEAN_MS)
+        except Exception:  # noqa: BLE001
+            self.discard()
+
+
+@pytest.fixture(scope="module")
+def lab(browser, lab_server):
+    """The JupyterLab page the notebooks are opened in, one after the other (see :class:`LabPage`)."""
+    lab = LabPage(browser, lab_server)
+    try:
+        yield lab
+    finally:
+        lab.discard()
+        S.shutdown_all_sessions(lab_server.base)
+
+
 @pytest.fixture(scope="module", params=S.notebooks(), ids=lambda p: p.stem)
-def notebook(request, browser, lab_server, artifacts, panel_classes):
+def notebook(request, lab, lab_server, artifacts, panel_classes):
     """A live JupyterLab page with the notebook run top to bottom."""
     nb = request.param
     shots = artifacts / "jupyterlab" / nb.stem
     shots.mkdir(parents=True, exist_ok=True)
-    context, page, messages = S.open_page(browser, 1400, 1100)
     log_start = len(lab_server.log_text())
-    info = {"nb": nb, "page": page, "shots": shots, "messages": messages,
+    info = {"nb": nb, "page": None, "shots": shots, "messages": None,
             "expected": S.expected_panels(nb, panel_classes), "server": lab_server,
             "log_start": log_start}
     try:
-        page.goto(f"{lab_server.base}/lab/tree/notebooks/{quote(nb.name)}?reset", timeout=S.PAGE_LOAD_MS)
-        page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=S.PAGE_LOAD_MS)
-        page.wait_for_function(JS_APP_READY, timeout=S.PAGE_LOAD_MS)
+        start = lab.open(f"notebooks/{nb.name}")
+        page = info["page"] = lab.page
+        info["messages"] = _Since(lab.messages, start)
         info["solutions_on_open"] = page.evaluate(JS_SOLUTIONS_SHOWN, False)
         # Clear the stored outputs first, so "every code cell has a count" means "ran now".
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
@@ -147,11 +314,15 @@ def notebook(request, browser, lab_server, artifacts, panel_classes):
         page.screenshot(path=str(shots / "00_after_run_all.png"))
         yield info
     finally:
-        try:
-            page.screenshot(path=str(shots / "99_end.png"))
-        except Exception:
-            pass
-        context.close()
+        if info["messages"] is not None:
+            info["messages"].end = len(info["messages"].messages)
+        if info["page"] is not None:
+            with contextlib.suppress(Exception):
+                info["page"].screenshot(path=str(shots / "99_end.png"))
+        if info["page"] is None or info["page"] is not lab.page:
+            lab.discard()  # the notebook never opened: start the next one afresh
+        else:
+            lab.close_documents()
         S.shutdown_all_sessions(lab_server.base)
 
 
