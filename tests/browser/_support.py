@@ -376,11 +376,17 @@ JS_ARM_FRAMES = """
   window.__frames = [];
   let last = panel.querySelector(':scope > .widget-image').getAttribute('src');
   if (window.__frameObs) window.__frameObs.disconnect();
-  window.__frameObs = new MutationObserver(() => {
+  // the slider values the handles went through (their aria-valuenow), the start value included
+  const values = () => [...panel.querySelectorAll('.noUi-handle')]
+    .map(h => h.getAttribute('aria-valuenow')).join(' ');
+  window.__values = new Set([values()]);
+  window.__frameObs = new MutationObserver((records) => {
+    if (records.some(r => r.attributeName === 'aria-valuenow')) window.__values.add(values());
     const src = panel.querySelector(':scope > .widget-image').getAttribute('src');
     if (src !== last) { last = src; window.__frames.push(performance.now() - t0); }
   });
-  window.__frameObs.observe(panel, {attributes: true, subtree: true, attributeFilter: ['src']});
+  window.__frameObs.observe(panel, {attributes: true, subtree: true,
+                                    attributeFilter: ['src', 'aria-valuenow']});
 }
 """
 
@@ -636,7 +642,8 @@ class Panel:
         The mouse moves as often as the browser takes moves (each to where the hand
         would be at that time), so the drag lasts ``seconds`` whatever one move costs.
         Returns the mouse moves made, the distinct images shown while the button was
-        down (``during``), the drag's duration in ms and ``fps`` = during / duration.
+        down (``during``), the slider values the handle passed (``values_passed``, the start
+        value not counted), the drag's duration in ms and ``fps`` = during / duration.
         """
         x0, y0, x1 = self._drag_ends(slider, 0.1, wait_idle=True)
         self.el.evaluate(JS_ARM_FRAMES)
@@ -651,6 +658,9 @@ class Panel:
         self.page.mouse.move(x1, y0)
         duration = 1000.0 * (time.perf_counter() - t0)
         during = self.page.evaluate("() => window.__frames.length")
+        # the slider values the hand passed during the drag (a slider with few values, such as a
+        # number of components 1-4, can show no more new figures than that)
+        passed = self.page.evaluate("() => window.__values.size - 1")
         # a panel whose step takes longer than the drag (lesson 4 fits networks: a second or
         # more on a loaded machine) may have drawn nothing yet: the hand then stays down at the
         # end of the track until its first frame, so that a figure that follows the hand is told
@@ -664,7 +674,8 @@ class Panel:
             held = 1000.0 * (time.perf_counter() - t1)
         before_release = self.page.evaluate("() => window.__frames.length")
         self.page.mouse.up()
-        return {"moves": moves + 1, "during": int(during), "duration_ms": round(duration, 1),
+        return {"moves": moves + 1, "during": int(during), "values_passed": int(passed),
+                "duration_ms": round(duration, 1),
                 "fps": round(1000.0 * during / duration, 1), "before_release": int(before_release),
                 "held_ms": round(held, 1)}
 

@@ -98,7 +98,7 @@ JS_AFTER_OPEN = """(path) => {
     if (!(w.context && w.context.path === path)) w.close();
   }
   if (window.__frameObs) window.__frameObs.disconnect();
-  delete window.__frameObs; delete window.__frames; delete window.__lat;
+  delete window.__frameObs; delete window.__frames; delete window.__values; delete window.__lat;
 }"""
 
 JS_SIDEBAR_OPEN = """() => { const s = document.querySelector('#jp-left-stack');
@@ -626,7 +626,8 @@ def test_slider_drag_follows_the_hand(notebook, latency_report):
                             f"{'same' if now['readout'] == state_after_drag['readout'] else 'changed'})")
         S.DRAGS.append({"notebook": notebook["nb"].name, "panel": p.label,
                         "slider": p.slider_name(slider), **r})
-        print(f"{notebook['nb'].name} {p.label}: {r['during']} frames in {r['duration_ms']:.0f} ms "
+        print(f"{notebook['nb'].name} {p.label}: {r['during']} frames, {r['values_passed']} values passed, "
+              f"in {r['duration_ms']:.0f} ms "
               f"of drag, {r['moves']} mouse moves ({r['fps']:.1f} frames per second)")
     assert not problems, "\n".join(problems)
 
