@@ -358,6 +358,63 @@ def test_invalidate_background_renews_a_blitted_panels_static_parts(renew):
     _Tiny().invalidate_background()  # no blitting: nothing to renew, no error
 
 
+class _Keyed(_Layered):
+    """_Layered whose background is kept by a key: the band's grey (``keyed``) or, in the control
+    case, a constant that ignores it."""
+
+    def __init__(self, keyed: bool):
+        self.keyed = keyed
+        super().__init__()
+
+    def background_key(self):
+        return self._y if self.keyed else "the same"
+
+
+@pytest.mark.parametrize("keyed", [True, False])
+def test_a_kept_background_comes_back_for_its_key_only(keyed):
+    """The band's grey follows y; y goes 0 → 8 → 0 → 8 → 0 with the line moving between. With
+    the grey as the key, the whole figure is drawn once per grey and every frame equals a full
+    redraw; with a key that ignores the grey (the control case) the kept background comes back
+    with the wrong grey."""
+    p = _Keyed(keyed)
+    p.update()
+    differ = []
+    for x, y in [(2, 8), (4, 0), (6, 8), (8, 0)]:
+        p.controls["x"].value = x
+        p.controls["y"].value = y
+        differ.append(_differ_from_a_full_redraw(p))
+        if x == 2:
+            drawn = p.fig.canvas.full_draws
+    assert p.last_error is None
+    if keyed:
+        assert max(differ) < 0.005, differ
+        assert p.fig.canvas.full_draws == drawn  # both greys' backgrounds were kept
+    else:
+        assert max(differ) > 0.1, differ  # the frames at y = 8 show the grey of y = 0
+
+
+@pytest.mark.parametrize("name, control, values", [
+    ("EnsemblePanel", "N", [5, 12]),  # the left plot's range changes with N
+    ("Network1DPanel", "adapt", [False, True]),  # the legend lists the HMC lines only when adapted
+])
+def test_a_panel_moved_back_and_forth_draws_each_background_once(name, control, values):
+    """A panel with a :meth:`~FigurePanel.background_key`, moved back and forth between two
+    settings with different static parts: every frame equals a full redraw, and after the first
+    visit to each setting no step draws the whole figure."""
+    p = PANELS[name][0]()
+    p.update()
+    keys = set()
+    for i, value in enumerate(values * 3):
+        p.controls[control].value = value
+        assert p.last_error is None, p.last_error
+        assert _differ_from_a_full_redraw(p) < 0.005, (name, control, value)
+        keys.add(p.background_key())
+        if i == len(values) - 1:
+            drawn = p.fig.canvas.full_draws
+    assert len(keys) == len(values)  # the settings' static parts do differ
+    assert p.fig.canvas.full_draws == drawn
+
+
 class _Overlaid(_Layered):
     """The moving line passes under an opaque legend (an overlay), or over it without the overlay."""
 

@@ -358,6 +358,10 @@ class EnsemblePanel(FigurePanel):
         only when it changes."""
         return [*self._contours, *self._axis_parts, *self._lines]
 
+    def background_key(self):
+        """The static parts follow the left plot's limits (the other two plots are fixed)."""
+        return (*self.ax_q.get_xlim(), *self.ax_q.get_ylim())
+
     def compute(self, k, N, xbar, S, beta0):
         model = MacKayGaussian(N, xbar, S)
         run = model.ensemble_iterations(beta0, K_RANGE[1])

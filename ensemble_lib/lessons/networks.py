@@ -358,6 +358,11 @@ class Network1DPanel(FigurePanel):
         """The legend, over the curves."""
         return [self.plot.ax.get_legend()]
 
+    def background_key(self):
+        """The static parts (fixed axes, the legend) take two forms: the legend lists the HMC
+        lines or not (H = 2 adapted, or any other setting)."""
+        return bool(self.plot.__dict__.get("_legend_hmc"))
+
     def draw(self, state: DemoState) -> None:
         legend = self.plot.ax.get_legend()
         self.plot.update(state)

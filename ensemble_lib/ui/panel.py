@@ -25,7 +25,9 @@ The base class owns the machinery:
   :meth:`~FigurePanel.invalidate_background` renews when it changes. An axis whose range
   follows the data does so in nice steps (:meth:`~FigurePanel.follow_range`), so its ticks stay
   in the cached image until the range changes; an opaque legend over the data is put back on
-  top after each redraw (:meth:`~FigurePanel.overlay_artists`);
+  top after each redraw (:meth:`~FigurePanel.overlay_artists`). The backgrounds of the last few
+  ranges (:meth:`~FigurePanel.background_key`) are kept, so moving a slider back and forth
+  draws the whole figure once per range, not at every step;
 * :meth:`~FigurePanel.hold` holds updates while several controls change and
   updates once at the end;
 * errors from a bad value are shown in the panel's status line (never lost in
@@ -203,21 +205,36 @@ class _BlitCanvas(FigureCanvasAgg):
     The artists ``dynamic()`` returns are marked ``animated``, so a normal draw
     skips them; the first draw after the layout is frozen is cached, and later
     draws restore it and draw ``dynamic()`` on top. :meth:`invalidate` makes the
-    next draw a full one, which caches the background afresh.
+    next draw a full one, which caches the background afresh, unless ``key()``
+    names a background drawn before: the last :data:`SAVED_BACKGROUNDS` backgrounds
+    are kept by their key, so a slider moved back and forth between settings whose
+    static parts differ (axis ranges, a legend) draws the whole figure once per setting.
 
     Parameters
     ----------
     figure : matplotlib.figure.Figure
     dynamic : callable
         Returns the artists to redraw at every step, in drawing order.
+    overlays : callable
+        Returns the opaque static artists put back on top after each redraw.
+    key : callable or None
+        Returns a hashable that fixes every static pixel (None: nothing is kept across
+        :meth:`invalidate`).
     """
 
-    def __init__(self, figure, dynamic: Callable[[], Iterable], overlays: Callable[[], Iterable] = list):
+    #: backgrounds kept by key (an RGBA copy of the figure each: about 1 MB at 880 × 288)
+    SAVED_BACKGROUNDS = 8
+
+    def __init__(self, figure, dynamic: Callable[[], Iterable], overlays: Callable[[], Iterable] = list,
+                 key: Callable[[], object] | None = None):
         super().__init__(figure)
         self._dynamic = dynamic
         self._overlays = overlays
+        self._key = key
         self._background = None
         self._sprites = []
+        self._saved: dict = {}  # (key, figure size in pixels) -> (background, sprites), oldest first
+        self.full_draws = 0  # whole-figure draws so far (the tests count them)
         self._mark()
 
     def _mark(self) -> list:
@@ -234,16 +251,30 @@ class _BlitCanvas(FigureCanvasAgg):
         eng = self.figure.get_layout_engine()
         return eng is None or isinstance(eng, PlaceHolderLayoutEngine)
 
+    def _saved_key(self):
+        key = self._key() if self._key is not None else None
+        return None if key is None else (key, tuple(self.figure.bbox.bounds))
+
     def draw(self):
         arts = self._mark()  # artists made since the last draw (new contours) are animated too
-        if self._background is None or not self._layout_frozen():
+        frozen = self._layout_frozen()
+        key = self._saved_key() if frozen else None
+        if self._background is None and key in self._saved:
+            self._background, self._sprites = self._saved[key]
+        if self._background is None or not frozen:
             super().draw()
+            self.full_draws += 1
             renderer = self.get_renderer()
             # opaque static artists that must stay on top (a legend): their pixels, as just drawn
             self._sprites = [self.copy_from_bbox(a.get_window_extent(renderer).padded(1))
                              for a in self._overlays() if a is not None and a.get_visible()]
-            if self._layout_frozen():
+            if frozen:
                 self._background = self.copy_from_bbox(self.figure.bbox)
+                if key is not None:
+                    self._saved.pop(key, None)
+                    self._saved[key] = (self._background, self._sprites)
+                    while len(self._saved) > self.SAVED_BACKGROUNDS:
+                        del self._saved[next(iter(self._saved))]
         else:
             self.restore_region(self._background)
         renderer = self.get_renderer()
@@ -314,7 +345,7 @@ class FigurePanel:
         self._last_step_s = 0.0
         fig.set_dpi(self.dpi)
         if self.blit:
-            _BlitCanvas(fig, self.animated_artists, self.overlay_artists)
+            _BlitCanvas(fig, self.animated_artists, self.overlay_artists, self.background_key)
         # lay the figure out once; later steps redraw without a layout pass
         if fig.get_layout_engine() is not None:
             fast_png(fig)
@@ -419,6 +450,18 @@ class FigurePanel:
         Default: none.
         """
         return []
+
+    def background_key(self):
+        """A hashable that fixes every static pixel (with :attr:`blit`), or None (the default).
+
+        A panel whose static parts take a few forms (axis ranges in nice steps, a legend with or
+        without a line) returns what decides them, e.g. the axis limits: the backgrounds drawn for
+        the last few keys are kept, and :meth:`invalidate_background` followed by a key seen
+        before restores that background instead of drawing the whole figure. It must change
+        whenever a static pixel does (tests/test_panels.py compares every such panel's steps
+        with full redraws).
+        """
+        return None
 
     # -- helpers for lessons --------------------------------------------------
     @staticmethod
