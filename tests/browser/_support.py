@@ -376,17 +376,19 @@ JS_ARM_FRAMES = """
   window.__frames = [];
   let last = panel.querySelector(':scope > .widget-image').getAttribute('src');
   if (window.__frameObs) window.__frameObs.disconnect();
-  // the slider values the handles went through (their aria-valuenow), the start value included
+  // the slider values the handles went through, the start value included: their aria-valuetext,
+  // the value in full (aria-valuenow is rounded, to one decimal for lesson 3's mean of u, whose
+  // step is 0.005: it would count one value where the handle passed twenty)
   const values = () => [...panel.querySelectorAll('.noUi-handle')]
-    .map(h => h.getAttribute('aria-valuenow')).join(' ');
+    .map(h => h.getAttribute('aria-valuetext') || h.getAttribute('aria-valuenow')).join(' ');
   window.__values = new Set([values()]);
   window.__frameObs = new MutationObserver((records) => {
-    if (records.some(r => r.attributeName === 'aria-valuenow')) window.__values.add(values());
+    if (records.some(r => r.attributeName !== 'src')) window.__values.add(values());
     const src = panel.querySelector(':scope > .widget-image').getAttribute('src');
     if (src !== last) { last = src; window.__frames.push(performance.now() - t0); }
   });
   window.__frameObs.observe(panel, {attributes: true, subtree: true,
-                                    attributeFilter: ['src', 'aria-valuenow']});
+                                    attributeFilter: ['src', 'aria-valuenow', 'aria-valuetext']});
 }
 """
 
