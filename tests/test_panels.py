@@ -396,6 +396,8 @@ def test_a_kept_background_comes_back_for_its_key_only(keyed):
 @pytest.mark.parametrize("name, control, values", [
     ("EnsemblePanel", "N", [5, 12]),  # the left plot's range changes with N
     ("Network1DPanel", "adapt", [False, True]),  # the legend lists the HMC lines only when adapted
+    ("ToyExplorer", "alpha", [0.01, 10.0]),  # the plot's range follows the posterior
+    ("PriorFunctionsPanel", "sd_out", [0.1, 5.0]),  # the y range follows the functions
 ])
 def test_a_panel_moved_back_and_forth_draws_each_background_once(name, control, values):
     """A panel with a :meth:`~FigurePanel.background_key`, moved back and forth between two

@@ -799,6 +799,10 @@ class PriorFunctionsPanel(FigurePanel):
     def animated_artists(self) -> list:
         return [*self._band, *self._lines, self.ax.title]
 
+    def background_key(self):
+        """The static parts (frame, ticks, labels) follow the y range alone."""
+        return self.ax.get_ylim()
+
     def compute(self, H, sd_in, sd_bias, sd_out, scale_out, seed):
         return prior_functions(H, sd_in, sd_bias, sd_out, scale_out, seed)
 

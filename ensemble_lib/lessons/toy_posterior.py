@@ -243,6 +243,10 @@ class ToyExplorer(FigurePanel):
         (:meth:`limits`), so the ticks stay in the cached background until it changes."""
         return [*self._contours, *(a for arts in self._ellipses.values() for a in arts)]
 
+    def background_key(self):
+        """The static parts (frame, ticks, labels, legend) follow the plot's limits alone."""
+        return (*self.ax.get_xlim(), *self.ax.get_ylim())
+
     @staticmethod
     def limits(post) -> tuple[float, float, float, float]:
         """The plot's range: the posterior's box (:meth:`ToyPosterior.extent`), each half-width
