@@ -207,6 +207,7 @@ class _DemoPlot:
         ax.set_xlabel("x")
         ax.set_ylabel("t")
         self.title = ax.set_title(" ")
+        self.legend_hmc = None  # whether the legend lists the HMC lines (None: no legend yet)
 
     def update(self, s: DemoState):
         xg = s.x_grid
@@ -223,14 +224,14 @@ class _DemoPlot:
         fam = "diagonal" if s.rank == 0 else f"factor s = {s.rank}"
         how = "adapted α, β" if s.adapt else f"fixed α = {s.ens_alpha:.3g}, β = {s.ens_beta:.3g}"
         self.title.set_text(f"H = {s.n_hidden}, Q {fam}, {how}")
-        if self.ax.get_legend() is None or shown != self.__dict__.get("_legend_hmc"):  # what it lists changed
+        if self.ax.get_legend() is None or shown != self.legend_hmc:  # what it lists changed
             handles, labels = self.ax.get_legend_handles_labels()
             keep = [(h, lab) for h, lab in zip(handles, labels) if h.get_visible()]
             handles, labels = [h for h, _ in keep], [lab for _, lab in keep]
             if self.ax.get_legend() is not None:
                 self.ax.get_legend().remove()
             self.ax.legend(handles, labels, loc="lower right", fontsize=7, framealpha=self.legend_alpha)
-            self._legend_hmc = shown
+            self.legend_hmc = shown
 
     def artists(self) -> list:
         """What :meth:`update` changes at every step, in drawing order (the legend changes only
@@ -361,7 +362,7 @@ class Network1DPanel(FigurePanel):
     def background_key(self):
         """The static parts (fixed axes, the legend) take two forms: the legend lists the HMC
         lines or not (H = 2 adapted, or any other setting)."""
-        return bool(self.plot.__dict__.get("_legend_hmc"))
+        return bool(self.plot.legend_hmc)
 
     def draw(self, state: DemoState) -> None:
         legend = self.plot.ax.get_legend()
