@@ -47,11 +47,29 @@ BROWSER_LATENCY = [ROOT / "test-artifacts" / "browser" / f"browser-latency.{ext}
 MAKE_TEST_TARGET_S = 5 * 60
 
 
+def cpu_model() -> str:
+    """The CPU's model name (Linux: ``/proc/cpuinfo``), else the architecture."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def machine_info() -> dict:
+    """What the timings depend on: Python, the OS, the CPU (its model and numpy's SIMD level) and numpy."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+        simd = next((f for f in ("AVX512F", "AVX2", "SSE42", "ASIMD") if features.get(f)), "baseline")
+    except ImportError:
+        simd = "unknown"
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
+        "processor": cpu_model(),
+        "simd": simd,
         "cpu_count": os.cpu_count(),
         "numpy": np.__version__,
     }

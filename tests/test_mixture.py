@@ -218,8 +218,11 @@ def test_kl_never_rises_with_K_and_is_never_negative(seed, alpha):
 
 #: KL of each K (quadrature-entropy ladder; bound-entropy ladder: its KL and the KL its bound claims)
 #: as the first version of the fits computed them (before the quadrature was rewritten for speed):
-#: the speed work must not move them (the optimiser's end point moves by ~1e-6 in θ, the KL at
-#: an optimum by ~1e-10)
+#: the speed work must not move them. The optimiser's end point moves by ~1e-6 in θ (with the code,
+#: or with the CPU's floating point), which moves a value at its optimum by ~1e-10: the KL of the
+#: quadrature ladder and the bound of the bound ladder (checked to 2e-9). The bound ladder's true
+#: KL is not at an optimum (its fits maximise the bound), so it moves at first order: 3e-9 between
+#: two CPUs; it is checked to 1e-7
 REFERENCE_LADDERS = {
     (25, 0.2, 0.1): ([1.5513092781, 0.8581620975, 0.5803090131, 0.3631095638],
                      [1.5513092781, 0.8581620975, 0.5839809984, 0.3688249635],
@@ -241,7 +244,7 @@ def test_ladders_keep_their_results_and_a_kept_fit_is_the_previous_q(key):
     q, b = (M.mixture_ladder(post, 4, e, single=single) for e in M.ENTROPIES)
     kl_q, kl_b, claimed = REFERENCE_LADDERS[key]
     np.testing.assert_allclose(q.kl, kl_q, rtol=0, atol=2e-9)
-    np.testing.assert_allclose(b.kl, kl_b, rtol=0, atol=2e-9)
+    np.testing.assert_allclose(b.kl, kl_b, rtol=0, atol=1e-7)
     np.testing.assert_allclose(b.kl_bound, claimed, rtol=0, atol=2e-9)
     for prev, fit in zip(b.fits, b.fits[1:]):
         if fit.kl_bound == pytest.approx(prev.kl_bound, abs=1e-9):  # kept: the same Q

@@ -56,7 +56,7 @@ def test_prior_functions_band_and_scaling():
 
 
 def test_write_figures_writes_the_committed_lesson_figures(tmp_path):
-    """``make figures`` gives exactly lesson 6's committed figures (byte for byte)."""
+    """``make figures`` gives lesson 6's committed figures (``tests/_committed.py``)."""
     from _committed import assert_writes_the_committed_files
 
     assert_writes_the_committed_files(L.write_figures, tmp_path, [

@@ -63,7 +63,13 @@ def test_stored_table_rederives_from_its_stored_configuration(dataset):
     """Split 0 of the stored table: the Laplace row and every family best that came from a shared
     Laplace start are refitted from the stored configuration alone and must match the stored numbers.
     (A whole split takes minutes: ``python -m ensemble_lib.studies.table1 --verify-split 0`` re-runs
-    it and compares every number; the determinism test re-runs whole splits on a small configuration.)"""
+    it and compares every number; the determinism test re-runs whole splits on a small configuration.)
+
+    Tolerances: a bound and a log evidence are at their optimum, where moving the optimiser's end
+    point changes them only at second order: 1e-9. A test error is not: it moves at first order with
+    the end point, which L-BFGS-B fixes only to its ``gtol`` and which moves with the CPU's floating
+    point (numpy's SIMD kernels, OpenBLAS's thread count): 1.6e-7 between two CPUs on Boston's full
+    fit. It is checked to 1e-5, a hundred times finer than the three figures the table prints."""
     stored = t1.load_table(dataset)
     cfg = t1.config_from_table(stored)
     assert cfg.as_dict() == stored["config"]
@@ -94,7 +100,7 @@ def test_stored_table_rederives_from_its_stored_configuration(dataset):
         assert fit.bound == pytest.approx(row["methods"][key]["bound"], rel=1e-9, abs=1e-7), key
         pred = post.predictive_mean(fit.mean, fit.cov, Xte)
         assert float(np.mean((pred - split.y_test) ** 2)) == pytest.approx(
-            row["methods"][key]["test_mse"], rel=1e-7), key
+            row["methods"][key]["test_mse"], rel=1e-5), key
         refitted += 1
     assert refitted >= 1, "no family best came from a shared start on split 0"
 

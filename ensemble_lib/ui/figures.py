@@ -3,7 +3,7 @@
 Each lesson module contributes a ``write_figures(outdir) -> list[pathlib.Path]``
 function, listed in :data:`WRITERS`. Figures are drawn with the same plot
 helpers the notebooks use, written without volatile metadata so that a rerun
-gives byte-identical files, and the command prints nothing.
+on one machine gives byte-identical files, and the command prints nothing.
 """
 
 from __future__ import annotations
