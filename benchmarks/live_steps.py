@@ -81,6 +81,39 @@ def panel_steps() -> dict:
     return out
 
 
+def network_sweeps(stored: bool = True) -> dict:
+    """Lesson 4's panel moved through settings it has not shown, every step timed (the kernel's
+    whole callback): H across 1…4 at each s = 0, 1, 2 (α, β adapted: 12 settings), then α across
+    its 17 values (adapt off, H = 2, s = 1). ``stored``: the default data, whose every setting is
+    stored (``figures/network_demo_fits.npz``); else the same data passed in, so the panel fits as
+    it goes (what each such step cost before the store)."""
+    from ensemble_lib.lessons import PANELS
+    from ensemble_lib.lessons.networks import demo_data
+
+    cls = PANELS["Network1DPanel"][0]
+    panel = cls() if stored else cls(data=demo_data())
+    panel.update()
+    c = panel.controls
+
+    def timed(ctl, value):
+        t0 = time.perf_counter()
+        ctl.value = value
+        return time.perf_counter() - t0
+
+    out = {}
+    times = []
+    for s in range(c["rank"].min, c["rank"].max + 1):
+        c["rank"].value = s
+        hs = list(range(c["n_hidden"].min, c["n_hidden"].max + 1))
+        times += [timed(c["n_hidden"], h) for h in (hs if s % 2 == 0 else hs[::-1])]
+    out["H_adapted"] = times
+    c["adapt"].value, c["n_hidden"].value, c["rank"].value = False, 2, 1
+    a = c["alpha"]
+    out["alpha"] = [timed(a, a.base ** e) for e in np.arange(a.min, a.max + a.step / 2, a.step)]
+    return {k: {"n": len(v), "median_ms": 1e3 * float(np.median(v)), "max_ms": 1e3 * float(np.max(v))}
+            for k, v in out.items()} | {"error": getattr(panel, "last_error", None)}
+
+
 def network_cold_steps(n: int = 3) -> dict:
     from ensemble_lib.lessons import PANELS
 
@@ -341,6 +374,8 @@ def main(argv) -> None:
     result = {"panels": panel_steps(), "fits": toy_fits(), "toy_compute": toy_compute_steps()}
     if "--network-cold" in argv:
         result["network_cold"] = network_cold_steps()
+    if "--network-sweeps" in argv:
+        result["network_sweeps"] = {"stored": network_sweeps(True), "fitted_as_it_goes": network_sweeps(False)}
     with open(argv[0], "w") as f:
         json.dump(result, f, indent=1)
 

@@ -245,6 +245,52 @@ class _DemoPlot:
 #: generator is ``default_rng(DEMO_SEED)``), so a panel built after the figure, or a second panel,
 #: takes the fits already made instead of repeating them.
 _DEFAULT_DATA_FITS: dict = {}
+#: every setting of the panel on its default data, fitted once (:mod:`ensemble_lib.studies.network_demo`)
+DEMO_STORE_FILE = "network_demo_fits.npz"
+_STORE_READ = False
+
+
+def load_demo_store(directory=None, n_grid: int = 121) -> dict:
+    """The stored demo fits (``figures/network_demo_fits.npz``): memo key → :class:`DemoState`.
+
+    Written by ``python -m ensemble_lib.studies.network_demo`` for every setting of the panel's
+    controls on :func:`demo_data`. Empty if the file is absent, or if its data or x grid are not
+    the panel's (then the panel fits as it goes).
+    """
+    from ..ui.figures import DEFAULT_OUTDIR
+
+    path = Path(DEFAULT_OUTDIR if directory is None else directory) / DEMO_STORE_FILE
+    if not path.is_file():
+        return {}
+    import json
+
+    with np.load(path, allow_pickle=False) as z:
+        a = {k: z[k] for k in z.files}
+    x, t = demo_data()
+    if not (np.array_equal(a["x"], x) and np.array_equal(a["t"], t)
+            and np.array_equal(a["x_grid"], np.linspace(-3.0, 3.0, n_grid))):
+        return {}
+    names = [str(n) for n in a["scalar_names"]]
+    out = {}
+    for i in range(a["n_hidden"].size):
+        h, r, adapt = int(a["n_hidden"][i]), int(a["rank"][i]), bool(a["adapt"][i])
+        alpha = 1.0 if adapt else 10.0 ** float(a["log10_alpha"][i])
+        sc = dict(zip(names, (float(v) for v in a["scalars"][i])))
+        out[_memo_key(h, r, alpha, adapt)] = DemoState(
+            h, r, adapt, a["x_grid"], a["ens_mean"][i], a["ens_sd"][i], a["lap_mean"][i], a["lap_sd"][i],
+            notes=tuple(json.loads(str(a["notes"][i]))), ens_active=int(a["active"][i, 0]),
+            lap_active=int(a["active"][i, 1]), **sc)
+    return out
+
+
+def _default_fits() -> dict:
+    """The memo shared by every panel on the default data and the figure, with the store read in once."""
+    global _STORE_READ
+    if not _STORE_READ:
+        _STORE_READ = True
+        for key, state in load_demo_store().items():
+            _DEFAULT_DATA_FITS.setdefault(key, state)
+    return _DEFAULT_DATA_FITS
 
 
 def _memo_key(n_hidden, rank, alpha, adapt) -> tuple:
@@ -259,7 +305,7 @@ def demo_figure(state: DemoState | None = None, data=None):
     x, t = demo_data() if data is None else data
     if state is None:
         key = _memo_key(**DEMO_DEFAULTS)
-        memo = _DEFAULT_DATA_FITS if data is None else {}
+        memo = _default_fits() if data is None else {}
         if key not in memo:
             memo[key] = demo_fit(x, t, **DEMO_DEFAULTS, rng=np.random.default_rng(DEMO_SEED))
         state = memo[key]
@@ -302,7 +348,8 @@ class Network1DPanel(FigurePanel):
     """Sliders H, s, α and an "adapt hyperparameters" box; ensemble vs Laplace error bars.
 
     Every fit is memoised, so returning to a setting costs only the redraw; on the default
-    data the memo is shared with :func:`demo_figure` and every other such panel.
+    data the memo is shared with :func:`demo_figure` and every other such panel, and holds every
+    setting of the controls from the start (:func:`load_demo_store`), so no step waits for a fit.
     With "adapt" ticked the α slider is ignored (α, β are inferred).
 
     Parameters
@@ -323,7 +370,7 @@ class Network1DPanel(FigurePanel):
         from ..ui.plotting import new_figure
 
         self.x, self.t = demo_data() if data is None else data
-        self._memo: dict = _DEFAULT_DATA_FITS if data is None else {}
+        self._memo: dict = _default_fits() if data is None else {}
         fig, ax = new_figure(7.0, 3.8)
         self.plot = _DemoPlot(ax, self.x, self.t, load_hmc_demo(), legend_alpha=1.0)
         d = DEMO_DEFAULTS

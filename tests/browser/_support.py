@@ -663,10 +663,10 @@ class Panel:
         # the slider values the hand passed during the drag (a slider with few values, such as a
         # number of components 1-4, can show no more new figures than that)
         passed = self.page.evaluate("() => window.__values.size - 1")
-        # a panel whose step takes longer than the drag (lesson 4 fits networks: a second or
-        # more on a loaded machine) may have drawn nothing yet: the hand then stays down at the
-        # end of the track until its first frame, so that a figure that follows the hand is told
-        # from one that waits for the release (``before_release``; ``fps`` counts the drag only)
+        # a panel whose step takes longer than the drag (a network fit takes a second or more on
+        # a loaded machine; lesson 4's default data has its fits stored) may have drawn nothing
+        # yet: the hand then stays down at the end of the track until its first frame, so that a
+        # figure that follows the hand is told from one that waits for the release (``before_release``; ``fps`` counts the drag only)
         held = 0.0
         if during == 0:
             t1 = time.perf_counter()

@@ -595,8 +595,9 @@ def test_no_traceback_in_console_or_kernel_log(notebook):
 def test_slider_drag_follows_the_hand(notebook, latency_report):
     """A one-second drag across the first slider of each panel: new figures during the drag, and
     the last figure is the final value's (a key step away and back redraws the same image).
-    A panel whose step takes longer than the drag (lesson 4's network fits: still busy
-    when the drag ends) need only show the final value's figure.
+    A panel whose step takes longer than the drag (a network fit, as lesson 4's panel would
+    run on data without stored fits: still busy when the drag ends) need only show the final
+    value's figure.
 
     The frames per second during the drag go to the latency report (never asserted)."""
     problems = []

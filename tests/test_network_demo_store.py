@@ -1,0 +1,79 @@
+"""Lesson 4's stored demo fits (``figures/network_demo_fits.npz``, ensemble_lib.studies.network_demo).
+
+* the store holds every setting the panel's controls can take, so no step on the default data fits;
+* stored settings are re-derived from the data and settings alone (a fresh :func:`demo_fit`);
+* a store made for other data, or none, is not used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+
+import numpy as np
+import pytest
+
+from ensemble_lib.lessons import networks as demo
+from ensemble_lib.studies import network_demo as store
+from ensemble_lib.ui.figures import DEFAULT_OUTDIR
+
+
+def assert_same_demo_state(got, want, where=""):
+    """Two demo fits agree up to what another CPU's floating point changes.
+
+    The bounds and the Laplace evidence are at optima (second order in the optimiser's end
+    point): 1e-7 relative. Curves and hyperparameters move at first order with the end point,
+    which the network fits fix only to their tolerances (1e-5 in the gradient, 300 iterations
+    for a factor fit): 1e-4. Settings, notes and active units exactly.
+    """
+    for f in dataclasses.fields(want):
+        a, b = getattr(got, f.name), getattr(want, f.name)
+        if f.name in ("bound", "lap_bound", "lap_log_evidence"):
+            assert a == pytest.approx(b, rel=1e-7), (where, f.name)
+        elif isinstance(b, (np.ndarray, float)):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4, err_msg=f"{where} {f.name}")
+        else:
+            assert a == b, (where, f.name)
+
+
+def test_the_store_holds_every_setting_of_the_panels_controls(monkeypatch):
+    """Every value of every control, in every combination, is stored: a panel never fits."""
+    panel = demo.Network1DPanel()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a step on the default data fitted instead of using the store")
+
+    monkeypatch.setattr(demo, "demo_fit", refuse)
+    c = panel.controls
+    exps = np.arange(c["alpha"].min, c["alpha"].max + c["alpha"].step / 2, c["alpha"].step)
+    alphas = [c["alpha"].base ** e for e in exps]
+    n = 0
+    for h in range(c["n_hidden"].min, c["n_hidden"].max + 1):
+        for s in range(c["rank"].min, c["rank"].max + 1):
+            for adapt in (True, False):
+                for alpha in alphas if not adapt else [c["alpha"].value]:
+                    state = panel.compute(n_hidden=h, rank=s, alpha=alpha, adapt=adapt)
+                    assert (state.n_hidden, state.rank, state.adapt) == (h, s, adapt)
+                    n += 1
+    assert n == len(store.demo_settings()) == 216
+
+
+@pytest.mark.parametrize("setting", [(2, 1, None, True), (1, 0, -2.0, False), (4, 2, 1.5, False)],
+                         ids=["default", "H1-diagonal-alpha0.01", "H4-s2-alpha31.6"])
+def test_stored_settings_rederive_from_the_data_and_the_setting(setting):
+    stored = demo.load_demo_store()
+    h, s, e, adapt = setting
+    alpha = 1.0 if adapt else 10.0 ** e
+    fresh = demo.demo_fit(*demo.demo_data(), h, s, alpha, adapt, rng=np.random.default_rng(demo.DEMO_SEED))
+    assert_same_demo_state(stored[demo._memo_key(h, s, alpha, adapt)], fresh, setting)
+
+
+def test_a_store_for_other_data_or_none_is_not_used(tmp_path):
+    assert demo.load_demo_store(tmp_path) == {}  # no file
+    arrays = dict(np.load(DEFAULT_OUTDIR / demo.DEMO_STORE_FILE, allow_pickle=False))
+    assert len(demo.load_demo_store()) == 216
+    shutil.copyfile(DEFAULT_OUTDIR / demo.DEMO_STORE_FILE, tmp_path / demo.DEMO_STORE_FILE)
+    assert len(demo.load_demo_store(tmp_path)) == 216
+    arrays["t"] = arrays["t"] + 1e-9
+    np.savez_compressed(tmp_path / demo.DEMO_STORE_FILE, **arrays)
+    assert demo.load_demo_store(tmp_path) == {}
