@@ -666,7 +666,8 @@ class Panel:
         # a panel whose step takes longer than the drag (a network fit takes a second or more on
         # a loaded machine; lesson 4's default data has its fits stored) may have drawn nothing
         # yet: the hand then stays down at the end of the track until its first frame, so that a
-        # figure that follows the hand is told from one that waits for the release (``before_release``; ``fps`` counts the drag only)
+        # figure that follows the hand is told from one that waits for the release
+        # (``before_release``; ``fps`` counts the drag only)
         held = 0.0
         if during == 0:
             t1 = time.perf_counter()
