@@ -77,3 +77,9 @@ def test_a_store_for_other_data_or_none_is_not_used(tmp_path):
     arrays["t"] = arrays["t"] + 1e-9
     np.savez_compressed(tmp_path / demo.DEMO_STORE_FILE, **arrays)
     assert demo.load_demo_store(tmp_path) == {}
+
+
+@pytest.mark.parametrize("n_jobs", [0, -1, 1.5, "2"])
+def test_a_bad_number_of_processes_is_a_value_error_naming_it(n_jobs):
+    with pytest.raises(ValueError, match="n_jobs"):
+        store.compute_store([(1, 0, None, True)], n_jobs=n_jobs)

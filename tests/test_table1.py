@@ -178,3 +178,9 @@ def test_paired_difference():
     assert out["mean"] == pytest.approx(0.1) and out["se"] == pytest.approx(0.0, abs=1e-12)
     with pytest.raises(ValueError, match="method must be one of"):
         t1.paired_difference({"splits": s, "methods": s[0]["methods"]}, "a", "c")
+
+
+@pytest.mark.parametrize("rel", [0.0, -1e-9, float("nan"), 2.0])
+def test_verify_split_refuses_a_tolerance_outside_its_range(rel):
+    with pytest.raises(ValueError, match="rel"):
+        t1.verify_split(["boston"], 0, rel=rel)

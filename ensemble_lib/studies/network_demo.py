@@ -58,8 +58,10 @@ def compute_store(settings=None, n_jobs: int | None = None) -> dict[str, np.ndar
 
     from ..lessons.networks import demo_data
 
+    from .. import _validation as check
+
     settings = demo_settings() if settings is None else list(settings)
-    n_jobs = n_jobs or os.cpu_count() or 1
+    n_jobs = (os.cpu_count() or 1) if n_jobs is None else check.integer("n_jobs", n_jobs, low=1, high=256)
     states = Parallel(n_jobs=n_jobs)(delayed(fit_setting)(st) for st in settings)
     x, t = demo_data()
     scalars = ("ens_alpha", "ens_beta", "lap_alpha", "lap_beta", "bound", "lap_bound", "lap_log_evidence")

@@ -699,6 +699,7 @@ def verify_split(datasets, index: int, directory=None, rel: float = 1e-9) -> lis
     differs in its last bits (numpy's SIMD kernels), each optimiser's end point moves by about 1e-8,
     iteration counts differ, and a search can reach another local optimum (README, Table 1).
     """
+    rel = check.positive("rel", rel, upper=1.0)
     bad = []
 
     def compare(a, b, where):
