@@ -54,13 +54,21 @@ def _start_page_problems(context, base: str, shot) -> list[str]:
     Opened in a page of its own (the start page's console is not the notebook's).
     """
     page = context.new_page()
-    page.goto(base + "/", timeout=S.PAGE_LOAD_MS, wait_until="load")
     lessons = sorted(nb.name for nb in S.notebooks())
-    try:
-        page.wait_for_function(f"() => ({JS_TREE_ENTRIES})().length >= {len(lessons)}", timeout=S.UPDATE_MS)
-    except PlaywrightTimeoutError:
-        pass
-    shown = sorted(page.evaluate(JS_TREE_ENTRIES))
+    listed = f"() => ({JS_TREE_ENTRIES})().length >= {len(lessons)}"
+    for attempt in range(2):
+        page.goto(base + "/", timeout=S.PAGE_LOAD_MS, wait_until="load")
+        try:
+            page.wait_for_function(listed, timeout=S.UPDATE_MS)
+        except PlaywrightTimeoutError:
+            pass
+        shown = sorted(page.evaluate(JS_TREE_ENTRIES))
+        if shown or attempt:
+            break
+        # once in CI under make test's load the page drew its listing's header and no entry for a
+        # minute (nothing in the server log): a visitor reloads; a wrong listing still fails below
+        warnings.warn("Voilà's start page listed nothing within "
+                      f"{S.UPDATE_MS // 1000} s; reloading once", stacklevel=1)
     page.screenshot(path=str(shot))
     return [] if shown == lessons else [f"Voilà's start page lists {shown}, not only the lessons {lessons}"]
 
