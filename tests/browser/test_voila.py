@@ -69,7 +69,7 @@ def _start_page_problems(context, base: str, shot) -> list[str]:
         shown = sorted(page.evaluate(JS_TREE_ENTRIES))
         if shown or attempt:
             break
-        # in two of three clean-clone CI runs under make test's load the page drew its listing's
+        # in two of five clean-clone CI runs under make test's load the page drew its listing's
         # header and no entry for a minute (nothing in the server log; never on a quiet machine):
         # a visitor reloads, and a wrong listing still fails below. The console goes beside the shot.
         Path(shot).with_suffix(".first_try_console.log").write_text("\n".join(console) + "\n")
