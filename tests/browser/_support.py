@@ -614,13 +614,11 @@ class Panel:
     def key_step(self, slider, key: str | None = None) -> None:
         """Press ``key`` on the focused handle, as a user tabbing to the slider would.
 
-        If the kernel has not answered 5 s after the press (no new figure, no busy mark), the
-        key did not reach it: clean-clone runs under load saw a press right after a drag leave
-        every value where it was, the front end's slider one grid step away from the value it
-        had sent, and (lesson 4's α, once its steps took 8 ms) the handle one step behind the
-        value box, so that the press moved the handle onto the value the kernel already had
-        and no change was sent. The press is then made once more, with a warning, and the
-        caller's test judges the panel's answer as before.
+        If nothing in the panel has moved 5 s after the press (no slider position, value
+        box, figure or busy mark), the key did not take: a clean-clone run once saw a
+        press right after a drag leave every value where it was, the front end's slider
+        one grid step away from the value it had sent. The press is then made once more,
+        with a warning, and the caller's test judges the panel's answer as before.
         """
         handle = slider.locator(".noUi-handle")
         key = key or self.step_key(slider)
@@ -631,7 +629,7 @@ class Panel:
             deadline = time.monotonic() + 5.0
             while time.monotonic() < deadline:
                 now = self.state()
-                if now["src"] != before["src"] or now["busy"]:
+                if now["values"] != before["values"] or now["src"] != before["src"] or now["busy"]:
                     return
                 time.sleep(0.05)
             if not attempt:
