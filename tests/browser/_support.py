@@ -332,9 +332,6 @@ async (panel) => {
 
 # Wait until an update finished: new src, image decoded, panel idle, readout
 # different from before (if required).
-#: how long a step whose first update kept the old pixels gets for its own frame (``expect_update``)
-RESENT_GRACE_S = 5.0
-
 JS_UPDATED = """
 ([panel, before, needReadout]) => {
   const s = (%s)(panel);
@@ -560,27 +557,11 @@ class Panel:
         problems = []
         if "Not updated" in after["status"]:
             problems.append(f"{what}: the panel refused a value the slider offers: {after['status']}")
-        if self.image_hash() == h_before and not self._pixels_change_from(h_before, RESENT_GRACE_S):
+        if self.image_hash() == h_before:
             problems.append(f"{what}: the image was re-sent but its pixels did not change")
         if need_readout and after["readout"] == before["readout"]:
             problems.append(f"{what}: the readout did not change")
         return problems
-
-    def _pixels_change_from(self, h_before: str, seconds: float) -> bool:
-        """Whether the figure's pixels differ from ``h_before`` within ``seconds``.
-
-        Under load a panel can look idle between a drag's last frames: its figure and its readout
-        arrive as two messages, and a clean-clone run once read "before" with the drag's last
-        figure but the readout of the value before it. The readout's arrival then looked like the
-        step's update while the figure was still the drag's (the step's own figure came next).
-        So a first update with the old pixels is given a moment for the step's frame.
-        """
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            time.sleep(0.1)
-            if self.image_hash() != h_before:
-                return True
-        return False
 
     # -- moves ----------------------------------------------------------------
     def _drag_ends(self, slider, margin: float, wait_idle: bool = False) -> tuple[float, float, float]:
