@@ -128,6 +128,12 @@ def network_cold_steps(n: int = 3) -> dict:
     return {"n": len(times), "median_ms": 1e3 * float(np.median(times))}
 
 
+def full_theta_gaussian(theta) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`plain_bfgs_full`'s parameters ``(m₁, m₂, ln L₁₁, L₂₁, ln L₂₂)`` as ``(mean, cov)``."""
+    L = np.array([[math.exp(theta[2]), 0.0], [theta[3], math.exp(theta[4])]])
+    return np.asarray(theta[:2], dtype=float), L @ L.T
+
+
 def plain_bfgs_full(post, start, n: int = 20):
     """Full-covariance KL(Q‖P) by scipy's BFGS with the exact gradient on an n × n Gauss–Hermite rule.
 
@@ -242,8 +248,7 @@ def plain_bfgs_same_starts(post, family: str, rank=None, n: int = 20):
         for start in starts:
             if name == "full":
                 res = plain_bfgs_full(post, start, n)
-                L = np.array([[math.exp(res.x[2]), 0.0], [res.x[3], math.exp(res.x[4])]])
-                found = (res.x[:2], L @ L.T)
+                found = full_theta_gaussian(res.x)
             else:
                 res = plain_bfgs_family(post, start, name, r, n)
                 found = CovarianceFamily.make(name, 2, r).unpack(res.x)

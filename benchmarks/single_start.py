@@ -51,18 +51,25 @@ def compare() -> list[dict]:
     return rows
 
 
+def _gap_table(what: str, gap) -> list[str]:
+    """A Markdown table counting the settings whose KL gap falls in each bin."""
+    lines = [f"| {what} | settings |", "|---|---:|"]
+    for lo, hi in ((-np.inf, -1e-4), (-1e-4, 1e-4), (1e-4, 0.05), (0.05, 1.0), (1.0, np.inf)):
+        lines.append(f"| [{lo:g}, {hi:g}) | {int(np.sum((gap >= lo) & (gap < hi)))} |")
+    return lines
+
+
 def _exact_kl(post, theta) -> float:
-    L = np.array([[np.exp(theta[2]), 0.0], [theta[3], np.exp(theta[4])]])
-    return float(post.kl(theta[:2], L @ L.T))
+    from .live_steps import full_theta_gaussian
+
+    return float(post.kl(*full_theta_gaussian(theta)))
 
 
 def report(rows) -> str:
     gap = np.array([r["reference"] - r["library"] for r in rows])
     lines = [f"{len(rows)} settings (α in {ALPHAS[0]:g}…{ALPHAS[-1]:g}, 9 values; noise s.d. "
-             f"{', '.join(map(str, NOISE_SDS))}; seeds 0–{max(SEEDS)}; N = 6), full-covariance Q.", "",
-             "| the reference's exact KL minus the library's | settings |", "|---|---:|"]
-    for lo, hi in ((-np.inf, -1e-4), (-1e-4, 1e-4), (1e-4, 0.05), (0.05, 1.0), (1.0, np.inf)):
-        lines.append(f"| [{lo:g}, {hi:g}) | {int(np.sum((gap >= lo) & (gap < hi)))} |")
+             f"{', '.join(map(str, NOISE_SDS))}; seeds 0–{max(SEEDS)}; N = 6), full-covariance Q.", ""]
+    lines += _gap_table("the reference's exact KL minus the library's", gap)
     missed = [r for r in rows if r["reference"] - r["library"] >= 0.05]
     kept = sum(abs(r["reference_from_library"] - r["library"]) < 1e-3 for r in missed)
     lines += ["", f"Of the {len(missed)} misses by 0.05 nats or more, the reference started at the library's "
@@ -71,10 +78,8 @@ def report(rows) -> str:
     same = np.array([r["same_starts"] - r["library"] for r in rows])
     lines += ["", "The same reference given the library's starts and selection rule (plain BFGS on the "
               "20 × 20 rule from the Laplace start, the best centred Gaussian and its own diagonal fit; "
-              "the lowest objective kept: `plain_bfgs_same_starts`):", "",
-              "| the same-starts reference's exact KL minus the library's | settings |", "|---|---:|"]
-    for lo, hi in ((-np.inf, -1e-4), (-1e-4, 1e-4), (1e-4, 0.05), (0.05, 1.0), (1.0, np.inf)):
-        lines.append(f"| [{lo:g}, {hi:g}) | {int(np.sum((same >= lo) & (same < hi)))} |")
+              "the lowest objective kept: `plain_bfgs_same_starts`):", ""]
+    lines += _gap_table("the same-starts reference's exact KL minus the library's", same)
     worst = sorted(rows, key=lambda r: r["library"] - r["reference"])[:5]
     lines += ["", "Largest misses (α, noise s.d., seed: reference KL / library KL): "
               + "; ".join(f"{r['alpha']:.3g}, {r['noise_sd']}, {r['seed']}: {r['reference']:.4f} / "
