@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.core.gaussian import CovarianceFamily
 from ensemble_lib.inference.kl_fit import kl_fit, kl_objective
 from ensemble_lib.inference.laplace import laplace_fit
 from ensemble_lib.models.network import NetworkPosterior, add_bias

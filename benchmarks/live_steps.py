@@ -189,7 +189,7 @@ def plain_bfgs_family(post, start, family: str, rank=None, n: int = 20):
     """
     from scipy import optimize
 
-    from ensemble_lib.inference.gaussian import CovarianceFamily
+    from ensemble_lib.core.gaussian import CovarianceFamily
     from ensemble_lib.inference.svi import toy_grad_batch
 
     fam = CovarianceFamily.make(family, 2, rank)
@@ -231,7 +231,7 @@ def plain_bfgs_same_starts(post, family: str, rank=None, n: int = 20):
     coordinates and starts from the full fit alone, as ``kl_fit``'s does); the lowest objective
     (the rule's KL) wins. Returns ``(kl_on_the_rule, (mean, cov))``.
     """
-    from ensemble_lib.inference.gaussian import CovarianceFamily
+    from ensemble_lib.core.gaussian import CovarianceFamily
     from ensemble_lib.inference.kl_fit import start_thetas
     from ensemble_lib.inference.laplace import laplace_fit
 

@@ -27,7 +27,7 @@ from .inference.ard import (ClassCollapsedBound, ClassPriorPosterior, class_evid
                             fit_class_ensemble, linear_class_evidence, network_classes,
                             sample_prior_functions)
 from .inference.evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
-from .inference.gaussian import (CovarianceFamily, GaussianFactor, gauss_hermite, gaussian_entropy,
+from .core.gaussian import (CovarianceFamily, GaussianFactor, gauss_hermite, gaussian_entropy,
                                  kl_gaussians)
 from .inference.hyperparameters import (GammaHyperprior, HyperparameterRun, fit_hyperparameters,
                                         full_bound, gamma_updates)

@@ -20,7 +20,7 @@ from ensemble_lib.inference.ard import (ClassCollapsedBound, ClassPriorPosterior
                                         class_evidence_reestimation, fit_class_ensemble,
                                         linear_class_evidence, network_classes, sample_prior_functions)
 from ensemble_lib.inference.evidence import evidence_reestimation
-from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.core.gaussian import CovarianceFamily
 from ensemble_lib.inference.kl_fit import kl_objective
 from ensemble_lib.inference.laplace import laplace_fit
 from ensemble_lib.inference.network_fits import CollapsedBound
@@ -79,7 +79,7 @@ def test_one_class_is_the_single_alpha_run_exactly(which):
 @pytest.mark.parametrize("mean, cov", [(np.zeros(1), np.eye(2)), (np.zeros(2), np.eye(3)),
                                        (np.zeros((1, 2)), np.eye(2)), ("x", np.eye(2)), (np.zeros(2), None)])
 def test_class_prior_refuses_a_bad_mean_or_cov_as_the_base_posterior_does(mean, cov):
-    """One check (``_validation.mean_cov_shapes``): the same ValueError, word for word."""
+    """One check (``core.validation.mean_cov_shapes``): the same ValueError, word for word."""
     post = make_posterior(seed=0, alpha=1.0)
     messages = []
     for p in (post, ClassPriorPosterior(post, [[0], [1]], [1.0, 2.0])):

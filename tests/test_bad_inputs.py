@@ -10,7 +10,7 @@ hang. Then good inputs at the edges of the documented ranges (they must keep wor
 panels: a refused control value shows in the status line and the panel works afterwards.
 
 The allowed ranges are documented where the arguments are: α, β ∈ [1e-8, 1e8]
-(:data:`ensemble_lib._validation.PRECISION_RANGE`), Gauss–Hermite nodes 1 to 2000, the toy's
+(:data:`ensemble_lib.core.validation.PRECISION_RANGE`), Gauss–Hermite nodes 1 to 2000, the toy's
 ``n_quad`` 16 to 1000.
 """
 
@@ -25,9 +25,9 @@ import numpy as np
 import pytest
 
 import ensemble_lib as E
-from ensemble_lib import _validation as check
+from ensemble_lib.core import validation as check
 from ensemble_lib.inference import family_search, mixture, pruning, svi
-from ensemble_lib.inference.gaussian import ellipse_geometry
+from ensemble_lib.core.gaussian import ellipse_geometry
 from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
 from ensemble_lib.lessons import mixture as mixture_lesson
 from ensemble_lib.studies import datasets, table1

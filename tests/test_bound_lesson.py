@@ -6,7 +6,7 @@ import pytest
 from ensemble_lib import LinearGaussianPosterior
 from ensemble_lib.lessons.bound import (bound_decomposition, compare_hyperparameters, gaussian_from_sliders,
                                         sliders_from_gaussian, write_figures)
-from ensemble_lib.inference.gaussian import kl_gaussians
+from ensemble_lib.core.gaussian import kl_gaussians
 
 from _committed import assert_writes_the_committed_files
 

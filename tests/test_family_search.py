@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ensemble_lib.inference.family_search import _fit, families, fit_families, laplace_starts
-from ensemble_lib.inference.gaussian import GaussianFactor
+from ensemble_lib.core.gaussian import GaussianFactor
 from ensemble_lib.inference.laplace import laplace_fit
 from ensemble_lib.models.network import NetworkPosterior, add_bias
 

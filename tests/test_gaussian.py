@@ -7,7 +7,7 @@ errors, and central differences.
 import numpy as np
 import pytest
 
-from ensemble_lib.inference.gaussian import (CovarianceFamily, ellipse_geometry, gauss_hermite,
+from ensemble_lib.core.gaussian import (CovarianceFamily, ellipse_geometry, gauss_hermite,
                                               gaussian_entropy, kl_gaussians)
 
 

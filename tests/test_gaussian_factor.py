@@ -13,7 +13,7 @@ from scipy import stats
 
 from ensemble_lib.inference import network_fits as nf
 from ensemble_lib.inference.evidence import laplace_evidence
-from ensemble_lib.inference.gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
+from ensemble_lib.core.gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
 from ensemble_lib.inference.kl_fit import kl_fit, kl_objective
 from ensemble_lib.inference.laplace import laplace_diagonal_start, laplace_fit
 from ensemble_lib.inference.svi import default_start, scale_matrix
@@ -90,7 +90,7 @@ def test_bad_input_raises_value_error_naming_the_argument(bad, what):
 
 
 def test_kl_gaussians_and_pack_name_the_bad_covariance():
-    from ensemble_lib.inference.gaussian import kl_gaussians
+    from ensemble_lib.core.gaussian import kl_gaussians
 
     good, bad = np.eye(2), np.array([[1.0, 0.0], [0.0, -1.0]])
     with pytest.raises(ValueError, match="C1 must be positive definite") as info:

@@ -11,7 +11,7 @@ import pytest
 from scipy import integrate
 
 from ensemble_lib import LinearGaussianPosterior, ToyPosterior, kl_fit, kl_gaussians, laplace_fit, toy_data
-from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.core.gaussian import CovarianceFamily
 from ensemble_lib.inference.kl_fit import kl_objective
 from ensemble_lib.lessons.toy_posterior import kl_by_quadrature
 

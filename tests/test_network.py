@@ -16,7 +16,7 @@ from scipy import integrate, stats
 from scipy.special import erf
 
 from ensemble_lib.models import network as nw
-from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.core.gaussian import CovarianceFamily
 from ensemble_lib.inference.kl_fit import kl_fit, kl_objective
 from ensemble_lib.inference.laplace import laplace_fit
 from ensemble_lib.models.toy import ToyPosterior

@@ -23,7 +23,7 @@ from ensemble_lib.inference import network_fits as nf
 from ensemble_lib.lessons import networks as demo
 from ensemble_lib.studies import table1 as t1
 from ensemble_lib.lessons.bound import make_toy
-from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.core.gaussian import CovarianceFamily
 from ensemble_lib.inference.hyperparameters import (GammaHyperprior,
                                                     HyperparameterConvergenceWarning,
                                                     fit_hyperparameters, full_bound, gamma_updates)

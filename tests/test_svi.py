@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pytest
 
-from ensemble_lib.inference.gaussian import CovarianceFamily, kl_gaussians
+from ensemble_lib.core.gaussian import CovarianceFamily, kl_gaussians
 from ensemble_lib.inference.kl_fit import kl_fit, kl_objective
 from ensemble_lib.models.linear import LinearGaussianPosterior
 from ensemble_lib.inference.svi import (grad_log_unnorm_batch, reparam_gradient, scale_matrix,

@@ -10,7 +10,7 @@ broad Q (the composite rule), in every family of the toy.
 import numpy as np
 import pytest
 
-from ensemble_lib.inference.gaussian import CovarianceFamily, GaussianFactor
+from ensemble_lib.core.gaussian import CovarianceFamily, GaussianFactor
 from ensemble_lib.inference.kl_fit import kl_objective
 from ensemble_lib.inference.toy_objective import applies, toy_kl_objective
 from ensemble_lib.models.toy import PAPER_PRESET, make_posterior

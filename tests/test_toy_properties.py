@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from scipy import integrate, special
 
 from ensemble_lib import ToyPosterior, kl_fit
-from ensemble_lib.inference.gaussian import CovarianceFamily
+from ensemble_lib.core.gaussian import CovarianceFamily
 from ensemble_lib.inference.kl_fit import KLFit, embed_fit, kl_objective
 from ensemble_lib.models.toy import u_rule
 

@@ -121,7 +121,7 @@ def test_bad_previous_or_laplace_is_refused():
 
 
 def test_bad_starts_or_modes_are_refused():
-    from ensemble_lib.inference.gaussian import CovarianceFamily
+    from ensemble_lib.core.gaussian import CovarianceFamily
     from ensemble_lib.inference.kl_fit import fit_from_starts, start_thetas
 
     post = make_posterior(**PAPER_PRESET)

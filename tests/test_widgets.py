@@ -5,7 +5,7 @@ import pytest
 
 from ensemble_lib.lessons.bound import compare_hyperparameters, make_toy
 from ensemble_lib.lessons.toy_posterior import find_preset, kl_table
-from ensemble_lib._progress import report
+from ensemble_lib.core.progress import report
 from ensemble_lib.ui.progress import ProgressBar
 
 

@@ -1,7 +1,8 @@
 """The approximations to a posterior and how they are fitted.
 
-* :mod:`.gaussian` — Gauss–Hermite rules, :class:`~.gaussian.GaussianFactor` (one Cholesky for
-  log-determinant, solves and entropy), KL between Gaussians, covariance families (B&B (26));
+The Gaussian algebra they share (quadrature, factorisations, covariance families) is
+:mod:`ensemble_lib.core.gaussian`, one floor below the models.
+
 * :mod:`.laplace` — Laplace's method (B&B (9)–(12));
 * :mod:`.kl_fit` — minimising KL(Q‖P) over diagonal / factor / full Gaussians;
 * :mod:`.toy_objective` — the toy's KL(Q‖P) and gradient in closed form over u, its spread and

@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..models.posterior import Expectation, RegressionPosterior
-from .gaussian import LOG_2PI, CovarianceFamily, GaussianFactor
+from ..core.gaussian import LOG_2PI, CovarianceFamily, GaussianFactor
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
 from .laplace import laplace_fit
 from .network_fits import CollapsedBound, fit_family

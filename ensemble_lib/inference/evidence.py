@@ -46,13 +46,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from .. import _validation as check
-from .gaussian import LOG_2PI
+from ..core import validation as check
+from ..core.gaussian import LOG_2PI
 from .hyperparameters import HyperparameterConvergenceWarning
 from .laplace import laplace_diagonal_start, laplace_fit
 
 #: re-estimated α, β are kept inside [1/_LIMIT, _LIMIT] by default (the posteriors' allowed range,
-#: :data:`~ensemble_lib._validation.PRECISION_RANGE`); leaving it is explained
+#: :data:`~ensemble_lib.core.validation.PRECISION_RANGE`); leaving it is explained
 _LIMIT = check.PRECISION_RANGE[1]
 
 
@@ -205,7 +205,7 @@ def evidence_reestimation(
         Start of the first mode search; later ones start at the previous mode.
     limits : (float, float)
         α and β are kept in [low, high] (1e-8 ≤ low < high ≤ 1e8, the range a
-        posterior accepts, :data:`~ensemble_lib._validation.PRECISION_RANGE`). A re-estimate that
+        posterior accepts, :data:`~ensemble_lib.core.validation.PRECISION_RANGE`). A re-estimate that
         leaves this range (α or β running to 0 or ∞) stops the iteration with
         a warning explaining why, and the result's ``notes`` say so.
     exact : bool

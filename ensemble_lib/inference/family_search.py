@@ -8,7 +8,7 @@ selection rule. :func:`fit_families` does that for a network posterior with Gamm
 1. **Shared starts.** Every family is fitted from every start in ``starts`` — typically the
    Laplace Gaussians of several MAP restarts (:func:`laplace_starts`: N(w_MP, A⁻¹), and the
    diagonal variances 1/A_ii and (A⁻¹)_ii a diagonal family needs). A start is mapped into a
-   family by :meth:`~ensemble_lib.inference.gaussian.CovarianceFamily.pack` (a diagonal family
+   family by :meth:`~ensemble_lib.core.gaussian.CovarianceFamily.pack` (a diagonal family
    keeps the variances, a factor family the s leading eigen-directions).
 2. **Every other family's solution as a start.** Then each family is restarted from every other
    family's best solution: a poorer family's solution is embedded exactly (``warm``, so the
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from .hyperparameters import GammaHyperprior
 from .kl_fit import KLFitWarning
 from .network_fits import EnsembleFit, fit_ensemble
@@ -68,7 +68,7 @@ def laplace_starts(mean, hessian, label: str = "laplace") -> list[tuple]:
     of its inverse — can lead to different local optima, so both are offered to it (the two
     diagonal starts carry a fourth element, ``("diagonal",)``: the families they are for).
     """
-    from .gaussian import GaussianFactor
+    from ..core.gaussian import GaussianFactor
     from .laplace import laplace_diagonal_start
 
     A = GaussianFactor(hessian, "hessian")
@@ -154,7 +154,7 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
     -------
     FamilySearch
     """
-    from .._progress import report
+    from ..core.progress import report
 
     rng = check.generator("rng", rng)
     gtol = check.positive("gtol", gtol)
@@ -233,6 +233,6 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
 
 
 def _packed(fam: Family, k: int, mean, cov) -> np.ndarray:
-    from .gaussian import CovarianceFamily
+    from ..core.gaussian import CovarianceFamily
 
     return CovarianceFamily.make(fam.name, k, fam.rank).pack(mean, cov)

@@ -77,7 +77,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 
 #: the message raised when JAX or NumPyro is missing
 INSTALL_HINT = "install the reference extra: pip install -e '.[reference]'"

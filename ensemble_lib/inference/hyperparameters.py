@@ -56,8 +56,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from .. import _validation as check
-from .gaussian import LOG_2PI, CovarianceFamily, gaussian_entropy
+from ..core import validation as check
+from ..core.gaussian import LOG_2PI, CovarianceFamily, gaussian_entropy
 from .kl_fit import kl_fit
 
 

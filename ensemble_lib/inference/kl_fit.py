@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from .. import _validation as check
+from ..core import validation as check
 from . import toy_objective
-from .gaussian import CovarianceFamily, GaussianFactor
+from ..core.gaussian import CovarianceFamily, GaussianFactor
 
 
 #: up to this many parameters, BFGS + gradient polish; above, L-BFGS-B

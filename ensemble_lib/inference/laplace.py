@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from .. import _validation as check
+from ..core import validation as check
 from ..models.toy import ToyPosterior
-from .gaussian import LOG_2PI, GaussianFactor
+from ..core.gaussian import LOG_2PI, GaussianFactor
 from .toy_objective import toy_energy_terms
 
 

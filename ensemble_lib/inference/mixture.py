@@ -44,7 +44,7 @@ Minimising ``KL(Q‖P) = ⟨energy⟩_Q − H[Q] + ln Z`` (B&B (16)) over the K
 components is done by ``scipy.optimize`` (BFGS) with exact gradients. Parameters
 θ: ``K − 1`` softmax logits of π (the last is 0: π stays on the simplex), then
 per component the mean and the Cholesky factor of C (log-diagonal), exactly
-:class:`~ensemble_lib.inference.gaussian.CovarianceFamily` ``"full"``'s layout.
+:class:`~ensemble_lib.core.gaussian.CovarianceFamily` ``"full"``'s layout.
 
 Starts (:func:`mixture_ladder`): K = 1 is the full-covariance KL fit
 (:func:`~ensemble_lib.inference.kl_fit.kl_fit`); each K is warm-started from the
@@ -77,8 +77,8 @@ import numpy as np
 from scipy import optimize
 from scipy.special import logsumexp
 
-from .. import _validation as check
-from .gaussian import LOG_2PI, CovarianceFamily
+from ..core import validation as check
+from ..core.gaussian import LOG_2PI, CovarianceFamily
 from .kl_fit import KLFit, KLFitWarning, kl_fit
 
 #: grid spacing (in a component's standard deviations) of the entropy's trapezoid rule in the fits
@@ -143,7 +143,7 @@ class MixtureParams:
     """The packing θ ↔ (π, w̄_i, C_i) of a K-component mixture in k dimensions.
 
     θ = ``[a_1 … a_{K−1}, θ_1, …, θ_K]``: softmax logits (``a_K = 0``) and each
-    component's :class:`~ensemble_lib.inference.gaussian.CovarianceFamily` ``"full"``
+    component's :class:`~ensemble_lib.core.gaussian.CovarianceFamily` ``"full"``
     parameters (mean, then the Cholesky factor's lower triangle with log-diagonal).
     """
 

@@ -14,7 +14,7 @@ MacKay (1995), "Probable networks", §4–6.
 ``σ²_{ln α_c} = 2/γ_c``, ``σ²_{ln β} = 2/(N − γ)``. ``ln P(D|α, β, H)`` is (20), which already
 carries ``ln(H! 2^H)`` (§4.1) when the run was made with that symmetry factor: each local optimum
 is its own "model" (§4.1). The default widths are those of the precisions the library allows,
-``W = ln(1e8/1e-8)`` (:data:`~ensemble_lib._validation.PRECISION_RANGE`).
+``W = ln(1e8/1e-8)`` (:data:`~ensemble_lib.core.validation.PRECISION_RANGE`).
 
 **Deleting parameters** (§6). At fixed α, β, setting the parameters s to zero changes the
 log evidence by
@@ -64,9 +64,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..models.posterior import Expectation, RegressionPosterior
-from .gaussian import GaussianFactor
+from ..core.gaussian import GaussianFactor
 
 #: default width of the flat prior over ln α and over ln β: the library's precision range
 DEFAULT_LOG_WIDTH = math.log(check.PRECISION_RANGE[1] / check.PRECISION_RANGE[0])

@@ -59,9 +59,9 @@ import numpy as np
 from scipy import optimize
 from scipy.special import gammaln
 
-from .. import _validation as check
+from ..core import validation as check
 from .evidence import EvidenceRun, evidence_reestimation
-from .gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
+from ..core.gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
 from .kl_fit import KLFit, KLFitWarning, finish_lbfgs, gradient_converged, kl_fit, kl_objective
 from ..models.network import network_jacobian

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..models.network import network_output, output_moments
 
 #: A unit is active when its share of Σ_n⟨f²⟩ is at least this.

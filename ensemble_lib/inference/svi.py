@@ -50,9 +50,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..models.erf_network import sigma, sigma_prime
-from .gaussian import CovarianceFamily, _diag_positions, _tril
+from ..core.gaussian import CovarianceFamily, diag_positions, tril_positions
 from ..models.toy import ToyPosterior
 
 #: Covariance families the SVI loop supports.
@@ -210,8 +210,8 @@ def reparam_gradient(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
     if fam.name == "diagonal":
         g_scale = np.diag(g_L) * diag_L - 1.0
     else:
-        rows, cols = _tril(k)  # the order of CovarianceFamily's "full" parameters
-        on_diag = _diag_positions(k)
+        rows, cols = tril_positions(k)  # the order of CovarianceFamily's "full" parameters
+        on_diag = diag_positions(k)
         g_scale = g_L[rows, cols]
         g_scale[on_diag] = g_scale[on_diag] * diag_L - 1.0  # chain to ln L_ii; entropy term
     return np.concatenate([g_mean, g_scale])

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..models.erf_network import TOY_U_TRUE
 from ..models.toy import ToyPosterior
-from .gaussian import CovarianceFamily
+from ..core.gaussian import CovarianceFamily
 from .kl_fit import KLFit, centred_fit_start, fit_from_starts, start_thetas
 from .laplace import LaplaceFit, laplace_fit
 

@@ -38,7 +38,7 @@ from scipy.special import erf
 
 from ..models.erf_network import SQRT_2_OVER_PI
 from ..models.toy import ToyPosterior, u_rule
-from .gaussian import LOG_2PI, CovarianceFamily
+from ..core.gaussian import LOG_2PI, CovarianceFamily
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _ENTROPY_CONST = 1.0 + LOG_2PI  # (k/2)(1 + ln 2π) with k = 2

@@ -36,7 +36,7 @@ from pathlib import Path
 import ipywidgets as w
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..inference.evidence import EvidenceGrid, EvidenceRun, evidence_grid, evidence_reestimation
 from ..inference.hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters
 from ..ui.plotting import (COLORS, LABELS, new_figure, plot_gaussian_ellipses, save_figure,
@@ -44,7 +44,7 @@ from ..ui.plotting import (COLORS, LABELS, new_figure, plot_gaussian_ellipses, s
 from ..models.toy import PosteriorGrid, ToyPosterior
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
-from .._progress import report
+from ..core.progress import report
 from ..ui.panel import FigurePanel
 
 #: Largest |correlation| offered by the slider (Q stays positive definite).

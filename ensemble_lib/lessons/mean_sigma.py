@@ -23,7 +23,7 @@ from scipy import special
 
 from matplotlib.ticker import MaxNLocator
 
-from .. import _validation as check
+from ..core import validation as check
 from ..models.mackay_gaussian import FIG1, EnsembleIterate, EnsembleRun, MacKayGaussian
 from ..ui.plotting import COLORS, new_figure, save_figure
 from ..ui.panel import FigurePanel

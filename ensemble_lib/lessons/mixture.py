@@ -27,7 +27,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from scipy import integrate
 
-from .. import _validation as check
+from ..core import validation as check
 from ..inference.kl_fit import KLFit, kl_fit
 from ..inference.mixture import MixtureFit, MixtureLadder, iter_mixture_ladder, mirror_overlap
 from ..models.toy import PAPER_PRESET, ToyPosterior, make_posterior

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..inference.ard import network_classes, sample_prior_functions
 from ..inference.evidence import evidence_reestimation, laplace_evidence
 from ..inference.hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..inference.hyperparameters import GammaHyperprior
 from ..inference.network_fits import (CollapsedBound, fit_ensemble, fit_evidence, fit_family,
                                       laplace_error_bars, symmetry_factor)

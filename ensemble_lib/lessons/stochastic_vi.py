@@ -32,7 +32,7 @@ import ipywidgets as w
 import numpy as np
 from matplotlib.ticker import NullLocator
 
-from .. import _validation as check
+from ..core import validation as check
 from ..inference.kl_fit import KLFit, kl_fit
 from ..ui.plotting import new_figure, save_figure
 from ..inference.svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit, svi_stream

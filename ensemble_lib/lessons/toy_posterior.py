@@ -27,14 +27,14 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 from scipy import integrate
 
-from .. import _validation as check
+from ..core import validation as check
 from ..models.erf_network import TOY_N, TOY_NOISE_SD, TOY_V_TRUE
 from ..inference.laplace import laplace_fit
 from ..ui.plotting import (COLORS, LABELS, new_figure, nice_ceiling, plot_gaussian_ellipses,
                            plot_posterior_contours, save_figure, update_gaussian_ellipses)
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
-from .._progress import report
+from ..core.progress import report
 from ..ui.panel import FigurePanel
 
 #: The values printed in the paper's Fig. 2 caption.

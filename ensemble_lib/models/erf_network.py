@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import erf
 
-from .. import _validation as check
+from ..core import validation as check
 
 SQRT_2_OVER_PI = float(np.sqrt(2.0 / np.pi))
 

@@ -15,8 +15,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import _validation as check
-from ..inference.gaussian import LOG_2PI, GaussianFactor
+from ..core import validation as check
+from ..core.gaussian import LOG_2PI, GaussianFactor
 from .posterior import Expectation, RegressionPosterior
 
 

@@ -58,7 +58,7 @@ from functools import cached_property
 import numpy as np
 from scipy import special
 
-from .. import _validation as check
+from ..core import validation as check
 
 #: refuse iteration counts above this (a slider or a loop cannot hang)
 MAX_ITER = 100_000

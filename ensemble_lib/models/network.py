@@ -80,7 +80,7 @@ from math import comb
 import numpy as np
 from numpy.polynomial.legendre import leggauss
 
-from .. import _validation as check
+from ..core import validation as check
 from .erf_network import SQRT_2_OVER_PI, sigma
 from .posterior import Expectation, RegressionPosterior
 

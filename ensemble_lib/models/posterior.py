@@ -34,8 +34,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import _validation as check
-from ..inference.gaussian import LOG_2PI, gaussian_entropy
+from ..core import validation as check
+from ..core.gaussian import LOG_2PI, gaussian_entropy
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class RegressionPosterior:
     ----------
     alpha, beta : float
         Prior precision α and noise precision β, each in [1e-8, 1e8]
-        (:data:`ensemble_lib._validation.PRECISION_RANGE`; outside it the exact
+        (:data:`ensemble_lib.core.validation.PRECISION_RANGE`; outside it the exact
         ln Z of the toy under- or overflows). A value outside, or not a finite
         real number, raises ``ValueError`` naming ``alpha`` or ``beta``; so does
         :meth:`with_hyperparameters`.

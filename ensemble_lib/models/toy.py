@@ -40,9 +40,9 @@ from functools import cached_property, lru_cache
 import numpy as np
 from scipy import integrate, optimize
 
-from .. import _validation as check
+from ..core import validation as check
 from .erf_network import TOY_N, TOY_NOISE_SD, sigma, sigma_prime, toy_data
-from ..inference.gaussian import LOG_2PI, gauss_hermite
+from ..core.gaussian import LOG_2PI, gauss_hermite
 from .posterior import Expectation, RegressionPosterior
 
 #: A Gauss–Hermite rule of n nodes is used while √C_uu max|x| ≤ _GH_REACH √n (error < 1e-14)

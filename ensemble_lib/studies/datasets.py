@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 
 #: the shipped Boston file and its SHA-256 (ensemble_lib/data/README.md)
 BOSTON_PATH = Path(__file__).resolve().parent / "data" / "boston_house_prices.csv"

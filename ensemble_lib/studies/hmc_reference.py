@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..inference.hmc import SamplerSettings, package_versions, sample_network
 from ..inference.hyperparameters import GammaHyperprior
 from .table1 import TableConfig, config_from_table, load_dataset, make_split, mean_se
@@ -158,7 +158,7 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
     settings = FULL_SAMPLER if settings is None else settings
     import time
 
-    from .._progress import report
+    from ..core.progress import report
 
     splits = []
     report(progress, 0, config.n_splits)

@@ -48,8 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _validation as check
-from .._progress import report
+from ..core import validation as check
+from ..core.progress import report
 from ..inference.ard import fit_class_evidence, network_classes
 from ..inference.hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
 from ..inference.kl_fit import KLFitWarning

@@ -58,7 +58,7 @@ def compute_store(settings=None, n_jobs: int | None = None) -> dict[str, np.ndar
 
     from ..lessons.networks import demo_data
 
-    from .. import _validation as check
+    from ..core import validation as check
 
     settings = demo_settings() if settings is None else list(settings)
     n_jobs = (os.cpu_count() or 1) if n_jobs is None else check.integer("n_jobs", n_jobs, low=1, high=256)

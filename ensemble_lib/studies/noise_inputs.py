@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..inference.ard import linear_class_evidence
 from ..inference.hyperparameters import HyperparameterConvergenceWarning
 from ..models.linear import LinearGaussianPosterior
@@ -120,7 +120,7 @@ def posterior_at(n_noise: int, noise_seed: int, alphas, beta, config: NoiseInput
 
 def run_study(config: NoiseInputsConfig | None = None, progress=None) -> dict:
     """Every (noise seed, n) the slider offers: the stored hyperparameters (module docstring)."""
-    from .._progress import report
+    from ..core.progress import report
 
     config = NoiseInputsConfig() if config is None else config
     if not isinstance(config, NoiseInputsConfig):

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _validation as check
+from ..core import validation as check
 from ..inference.evidence import laplace_evidence
 from ..inference.hyperparameters import HyperparameterConvergenceWarning
 from ..inference.model_comparison import SubsetPosterior, deletion_evidence
@@ -142,7 +142,7 @@ def run_split(config: PruningConfig, index: int) -> dict:
 def run_study(config: PruningConfig | None = None, n_jobs: int = 1, progress=None) -> dict:
     from joblib import Parallel, delayed
 
-    from .._progress import report
+    from ..core.progress import report
 
     config = PruningConfig() if config is None else config
     if not isinstance(config, PruningConfig):

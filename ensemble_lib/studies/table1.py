@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _validation as check
-from .._progress import report
+from ..core import validation as check
+from ..core.progress import report
 
 from ..inference.hyperparameters import GammaHyperprior
 from ..inference.network_fits import CollapsedBound, EnsembleFit, fit_evidence

@@ -16,8 +16,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Ellipse
 
-from .. import _validation as check
-from ..inference.gaussian import ellipse_geometry
+from ..core import validation as check
+from ..core.gaussian import ellipse_geometry
 
 #: One colour per approximation, used by every lesson.
 COLORS = {

@@ -4,7 +4,7 @@ A computation in a notebook that takes more than about a second reports its
 progress through :class:`ProgressBar` (a bar and a status text, displayed
 where the cell runs), passed as the ``progress`` callback of the library
 function doing the work. The callback shape is the library's one shape,
-``progress(done, total, what=None)`` (:data:`ensemble_lib._progress.Progress`).
+``progress(done, total, what=None)`` (:data:`ensemble_lib.core.progress.Progress`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from numpy.polynomial.hermite_e import hermegauss
 from scipy.linalg import lapack
 from scipy.special import roots_hermitenorm
 
-from .. import _validation as check
+from . import validation as check
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 
@@ -277,8 +277,8 @@ class CovarianceFamily:
             raise ValueError("cov must be finite (no NaN or inf)")
         if self.name == "full":
             L = GaussianFactor(cov, "cov").L
-            tri = L[_tril(k)].copy()
-            diag_pos = _diag_positions(k)
+            tri = L[tril_positions(k)].copy()
+            diag_pos = diag_positions(k)
             tri[diag_pos] = np.log(np.diag(L))
             return np.concatenate([mean, tri])
         s = self.rank
@@ -302,8 +302,8 @@ class CovarianceFamily:
         if self.name == "full":
             L = self._lower(theta[k:])
             gL = 2.0 * G @ L
-            g_tri = gL[_tril(k)].copy()
-            diag_pos = _diag_positions(k)
+            g_tri = gL[tril_positions(k)].copy()
+            diag_pos = diag_positions(k)
             g_tri[diag_pos] *= np.diag(L)
             return np.concatenate([g_mean, g_tri])
         d, S = self._factor(theta[k:])
@@ -336,10 +336,10 @@ class CovarianceFamily:
     def _lower(self, tri) -> np.ndarray:
         k = self.dim
         tri = np.array(tri, dtype=float)
-        diag_pos = _diag_positions(k)
+        diag_pos = diag_positions(k)
         tri[diag_pos] = np.exp(tri[diag_pos])
         L = np.zeros((k, k))
-        L[_tril(k)] = tri
+        L[tril_positions(k)] = tri
         return L
 
     def _factor(self, params) -> tuple[np.ndarray, np.ndarray]:
@@ -350,7 +350,7 @@ class CovarianceFamily:
 
 
 @lru_cache(maxsize=64)
-def _tril(k: int) -> tuple[np.ndarray, np.ndarray]:
+def tril_positions(k: int) -> tuple[np.ndarray, np.ndarray]:
     rows, cols = np.tril_indices(k)
     rows.setflags(write=False)
     cols.setflags(write=False)
@@ -358,6 +358,6 @@ def _tril(k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=64)
-def _diag_positions(k: int) -> np.ndarray:
-    rows, cols = _tril(k)
+def diag_positions(k: int) -> np.ndarray:
+    rows, cols = tril_positions(k)
     return np.flatnonzero(rows == cols)
