@@ -18,7 +18,8 @@ from ensemble_lib.inference.ard import ClassPriorPosterior, class_evidence_reest
 from ensemble_lib.inference.evidence import evidence_reestimation, laplace_evidence
 from ensemble_lib.inference.laplace import laplace_fit
 from ensemble_lib.inference.model_comparison import (DEFAULT_LOG_WIDTH, SubsetPosterior, committee, distinct_optima,
-                                                     deletion_evidence, model_log_evidence)
+                                                     deletion_evidence, integrated_predictive,
+                                                     model_log_evidence)
 
 
 def _linear(seed, n, k=6, noise=0.5):
@@ -217,13 +218,13 @@ def test_exact_log_evidence_with_gamma_hyperpriors_agrees_with_weight_space_quad
 
 
 def test_the_linear_models_closed_form_evidence_grid_equals_one_exact_evaluation_per_point():
-    from ensemble_lib.inference.model_comparison import _log_evidence_on_grid
+    from ensemble_lib.inference.model_comparison import log_evidence_on_grid
 
     X, y = _linear(4, 25, k=3)
     lin = LinearGaussianPosterior(X, y, 1.0, 1.0)
     la, lb = np.linspace(-3, 3, 5), np.linspace(-2, 4, 4)
     ref = np.array([[_marginal(X, y, math.exp(a), math.exp(b)) for b in lb] for a in la])
-    np.testing.assert_allclose(_log_evidence_on_grid(lin, la, lb), ref, rtol=1e-11, atol=1e-9)
+    np.testing.assert_allclose(log_evidence_on_grid(lin, la, lb), ref, rtol=1e-11, atol=1e-9)
 
 
 def _marginal(X, y, alpha, beta):
@@ -371,3 +372,48 @@ def test_hyperparameter_error_bars_refuse_bad_arguments_naming_them(call, match)
     run = evidence_reestimation(LinearGaussianPosterior(X, y, 1.0, 1.0), tol=1e-10)
     with pytest.raises(ValueError, match=match):
         call(run)
+
+
+def test_integrated_predictive_agrees_with_gauss_legendre_quadrature():
+    """The grid integration over (ln α, ln β) against a 160 × 160-point Gauss–Legendre rule
+    on a box of ±7 (ln α) and ±8.5 (ln β) error bars, with P(D|α,β) the N-dimensional Gaussian
+    marginal N(t | 0, ΦΦᵀ/α + I/β) (eigenbasis of ΦΦᵀ) and the predictive moments by direct solves
+    (degree 3, x = 1.2 and x = 0)."""
+    rng = np.random.default_rng(0)  # lesson 6's cubic: t = x - 2x^3 + 0.5 + N(0, 0.2^2), Legendre features
+    x = rng.uniform(-1.0, 1.0, 20)
+    t = x - 2.0 * x**3 + 0.5 + 0.2 * rng.standard_normal(20)
+    Phi = np.polynomial.legendre.legvander(x, 3)
+    run = evidence_reestimation(LinearGaussianPosterior(Phi, t, 1.0, 1.0), tol=1e-12, exact=False)
+    post = LinearGaussianPosterior(Phi, t, run.alpha_final, run.beta_final)
+    G = np.polynomial.legendre.legvander(np.array([1.2, 0.0]), 3)
+    m, spread, expected = integrated_predictive(post, G)
+    s, U = np.linalg.eigh(Phi @ Phi.T)
+    z2 = (U.T @ t) ** 2
+    la0, lb0 = math.log(run.alpha_final), math.log(run.beta_final)
+    u, wu = np.polynomial.legendre.leggauss(160)
+    LA, WA = la0 + 5.0 * u, 5.0 * wu
+    LB, WB = lb0 + 3.0 * u, 3.0 * wu
+    logp, mus, vs = [], [], []
+    for la in LA:
+        for lb in LB:
+            a, b = math.exp(la), math.exp(lb)
+            v = s / a + 1 / b
+            logp.append(-0.5 * np.sum(np.log(v) + z2 / v))
+            A = a * np.eye(4) + b * Phi.T @ Phi
+            mus.append(G @ np.linalg.solve(A, b * Phi.T @ t))
+            vs.append(np.einsum("mi,im->m", G, np.linalg.solve(A, G.T)) + 1 / b)
+    w = (WA[:, None] * WB[None, :]).ravel() * np.exp(np.array(logp) - max(logp))
+    w /= w.sum()
+    mus, vs = np.array(mus), np.array(vs)
+    mean = w @ mus
+    np.testing.assert_allclose(m, mean, rtol=1e-5)  # measured 3.3e-6: the 201-point trapezoid
+    np.testing.assert_allclose(spread, w @ (mus - mean) ** 2, rtol=1e-4)
+    np.testing.assert_allclose(expected, w @ vs, rtol=1e-5)
+
+
+def test_integrated_predictive_rejects_a_posterior_that_is_not_linear_and_bad_features():
+    with pytest.raises(ValueError, match="post must be a LinearGaussianPosterior"):
+        integrated_predictive(make_posterior(seed=0), np.ones((1, 2)))
+    X, y = _linear(4, 25, k=3)
+    with pytest.raises(ValueError, match="G must have k = 3 columns"):
+        integrated_predictive(LinearGaussianPosterior(X, y, 1.0, 1.0), np.ones((1, 2)))

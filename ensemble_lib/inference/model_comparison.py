@@ -48,6 +48,9 @@ matter (the term is a square). What the formula leaves out — the change of ``g
 ``1/β`` over the spread of ln α, ln β — is of the same order in 1/γ; lesson 6 shows how large it is
 where everything is exact.
 
+The exact counterpart where everything is Gaussian — the predictive of a linear model integrated
+over (ln α, ln β) on a grid (:func:`integrated_predictive`) — measures what the formula leaves out.
+
 **Committees** (§5.3): the predictions of several optima m weighted by their posterior
 probabilities ``p_m ∝ exp(ln P(D|H_m))``; the predictive variance of the mixture is
 ``Σ_m p_m σ_m² + Σ_m p_m (μ_m − μ̄)²`` (within plus between members; :func:`committee`).
@@ -61,10 +64,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..core import validation as check
+from ..models.linear import LinearGaussianPosterior
 from ..models.posterior import Expectation, RegressionPosterior
 from ..core.gaussian import GaussianFactor
 
@@ -147,9 +152,27 @@ def model_log_evidence(run, log_alpha_width: float = DEFAULT_LOG_WIDTH,
                          symmetry_factor=int(run.symmetry_factor))
 
 
-def _log_evidence_on_grid(post, la, lb) -> np.ndarray:
-    """ln P(D | α, β) on the grid ``la × lb`` (rows: ln α): in closed form for a linear model
-    (eigenvalues λ_i of ΦᵀΦ), else one exact evaluation per point."""
+def log_evidence_on_grid(post, la, lb) -> np.ndarray:
+    """ln P(D | α, β) on the grid ``la × lb`` of (ln α, ln β).
+
+    Parameters
+    ----------
+    post : RegressionPosterior
+        A posterior with an exact ``log_evidence`` (the linear model, the toy).
+    la, lb : array_like, 1-D
+        Grid values of ln α (rows of the result) and ln β (columns).
+
+    Returns
+    -------
+    ndarray, shape (len(la), len(lb))
+
+    Notes
+    -----
+    For a linear model (one α) in closed form from the eigenvalues λ_i of ΦᵀΦ and
+    ``b = Qᵀ Φᵀ t`` (MacKay (20), exact for a linear model):
+    ``ln P(D|α,β) = (k/2) ln α + (N/2) ln β − (N/2) ln 2π − ½ Σ ln(α + βλ_i) − (β/2) tᵀt
+    + (β²/2) Σ b_i²/(α + βλ_i)``; for any other posterior one exact evaluation per point.
+    """
     A, B = np.exp(la)[:, None], np.exp(lb)[None, :]
     Phi = getattr(post, "Phi", None)
     if Phi is not None and not hasattr(post, "alpha_vector"):
@@ -201,7 +224,7 @@ def exact_log_evidence(post, prior, half_width: float = 8.0, n_grid: int = 161) 
                                  options={"xatol": 1e-6, "fatol": 1e-10, "maxiter": 2000}).x
     la = np.linspace(max(la0 - half_width, -lim), min(la0 + half_width, lim), n_grid)
     lb = np.linspace(max(lb0 - half_width, -lim), min(lb0 + half_width, lim), n_grid)
-    lf = _log_evidence_on_grid(post, la, lb) + log_prior(la[:, None], lb[None, :])
+    lf = log_evidence_on_grid(post, la, lb) + log_prior(la[:, None], lb[None, :])
     m = float(np.max(lf))
     val = np.trapezoid(np.trapezoid(np.exp(lf - m), lb, axis=1), la)
     return float(m + math.log(val))
@@ -465,6 +488,88 @@ def hyperparameter_error_bars(run, G) -> HyperErrorBars:
     nv = 1.0 / float(st.beta)
     return HyperErrorBars(weight_variance=wv, hyper_variance=hv, noise_variance=nv, variance=wv + hv + nv,
                           per_hyper=per, sensitivities=S, log_errors=errors, names=names)
+
+
+class IntegratedPredictive(NamedTuple):
+    """The predictive moments of :func:`integrated_predictive`, per output.
+
+    ``mean`` the mean over (ln α, ln β); ``spread`` the variance of the mean ``G w_MP(α, β)`` over
+    (ln α, ln β) (what MacKay §5.2.2 approximates); ``expected`` the mean of ``gᵀA⁻¹g + 1/β``. The
+    predictive variance is ``spread + expected``.
+    """
+
+    mean: np.ndarray
+    spread: np.ndarray
+    expected: np.ndarray
+
+
+def integrated_predictive(post, G, half_width: float = 8.0, n_grid: int = 201) -> IntegratedPredictive:
+    """The predictive mean and variance of a linear model integrated over ln α, ln β (flat prior).
+
+    The exact counterpart of MacKay's §5.2.2 error bars (:func:`hyperparameter_error_bars`), which
+    integrate over the hyperparameters only to leading order in 1/γ.
+
+    Parameters
+    ----------
+    post : LinearGaussianPosterior
+        The linear model at the evidence maximum α_MP, β_MP (the grid is centred on its α, β).
+    G : (M, k) array_like
+        Features of the M outputs ``y = G w``.
+    half_width : float
+        Half-width of the grid in each of ln α, ln β, in error bars (25); in (0, 20].
+    n_grid : int
+        Trapezoid nodes per axis, in [11, 2001].
+
+    Returns
+    -------
+    IntegratedPredictive
+        ``(mean, spread, expected)``: the mixture's mean, the variance of the means and the mean
+        of the variances.
+
+    Raises
+    ------
+    ValueError
+        If ``post`` is not a linear model, ``G`` is not a finite (M, k) matrix, or ``half_width``,
+        ``n_grid`` are outside their ranges.
+
+    Notes
+    -----
+    ``p(ln α, ln β | D) ∝ P(D | α, β)`` (MacKay (20), exact for a linear model;
+    :func:`log_evidence_on_grid`) on a grid of ± ``half_width`` error bars
+    ``σ_{ln α} = √(2/γ)``, ``σ_{ln β} = √(2/(N − γ))`` (MacKay (25)) around the posterior's own
+    α, β, trapezoidal rule; at each grid point the exact Gaussian predictive of ``y = Gw``: mean
+    ``G w_MP(α, β)``, variance ``G A⁻¹ Gᵀ + 1/β`` with ``A = αI + βΦᵀΦ`` (one eigendecomposition
+    of ΦᵀΦ serves every point). MacKay (1995), "Probable networks", §5.2, §5.2.2.
+    """
+    post = check.posterior("post", post)
+    if not isinstance(post, LinearGaussianPosterior):
+        raise ValueError(f"post must be a LinearGaussianPosterior, got {type(post).__name__}")
+    G = check.finite_matrix("G", G, shape="(M, k)")
+    if G.shape[1] != post.dim:
+        raise ValueError(f"G must have k = {post.dim} columns, got {G.shape[1]}")
+    half_width = check.positive("half_width", half_width, upper=20.0)
+    n_grid = check.integer("n_grid", n_grid, low=11, high=2001)
+    lam, Q = np.linalg.eigh(post.Phi.T @ post.Phi)
+    b = Q.T @ (post.Phi.T @ post.t)
+    GQ = G @ Q
+    gamma = float(np.sum(post.beta * lam / (post.alpha + post.beta * lam)))
+    sa, sb = math.sqrt(2.0 / gamma), math.sqrt(2.0 / (post.n_data - gamma))
+    la = math.log(post.alpha) + half_width * sa * np.linspace(-1.0, 1.0, n_grid)
+    lb = math.log(post.beta) + half_width * sb * np.linspace(-1.0, 1.0, n_grid)
+    logp = log_evidence_on_grid(post, la, lb)
+    p = np.exp(logp - logp.max())
+    A, B = np.exp(la)[:, None, None], np.exp(lb)[None, :, None]
+    D = A + B * lam  # (na, nb, k): eigenvalues of A(α, β)
+    mu = np.einsum("mk,ijk->ijm", GQ, B * b / D)
+    var = np.einsum("mk,ijk->ijm", GQ**2, 1.0 / D) + 1.0 / B
+
+    def integrate(f):
+        return np.trapezoid(np.trapezoid(f, lb, axis=1), la, axis=0)
+
+    norm = integrate(p)
+    pw = p[..., None]
+    m = integrate(pw * mu) / norm
+    return IntegratedPredictive(m, integrate(pw * (mu - m) ** 2) / norm, integrate(pw * var) / norm)
 
 
 # ---------------------------------------------------------------------------

@@ -144,7 +144,12 @@ class ModelSizeConfig:
         return cls(**d)
 
 
-def _split(dataset: str, config: ModelSizeConfig, index: int):
+def load_split(dataset: str, config: ModelSizeConfig, index: int):
+    """Split ``index`` of ``dataset`` as the study uses it: ``(data, split, X_train, X_test)``.
+
+    The Table-1 split (:func:`~ensemble_lib.studies.table1.make_split`) with the study's
+    ``n_train`` and ``seed``; the designs carry the bias column.
+    """
     from .table1 import TableConfig, load_dataset, make_split
 
     data = load_dataset(dataset)
@@ -244,7 +249,7 @@ def ard_row(dataset: str, config: ModelSizeConfig, index: int, evidence: bool = 
 def _ard_row(dataset, config, index, evidence=True):
     from ..inference.ard import fit_class_ensemble
 
-    data, split, _, _ = _split(dataset, config, index)
+    data, split, _, _ = load_split(dataset, config, index)
     rng = np.random.default_rng([config.seed, index, 3])
     noise_tr = rng.standard_normal((split.X_train.shape[0], config.n_noise))
     noise_te = rng.standard_normal((split.X_test.shape[0], config.n_noise))
@@ -344,7 +349,7 @@ def fixed_size_committee(Xtr, y_train, Xte, y_test, config: ModelSizeConfig, ind
 
 def run_split(dataset: str, config: ModelSizeConfig, index: int) -> dict:
     """One split of one data set: every H (:func:`size_row`), the committees, and ARD (Boston)."""
-    _, split, Xtr, Xte = _split(dataset, config, index)
+    _, split, Xtr, Xte = load_split(dataset, config, index)
     rows, members = [], []
     n_runs = 0
     for H in config.hidden:

@@ -653,7 +653,7 @@ def pruning_figure(result: dict, hmc: dict | None = None):
     return fig
 
 
-def _stored_hmc() -> dict:
+def stored_hmc() -> dict:
     """The stored HMC references that exist, by data set."""
     from .hmc_reference import load_reference
 
@@ -675,7 +675,7 @@ def write_figures(outdir) -> list:
 
     from ..ui.plotting import save_figure
 
-    hmc = _stored_hmc()
+    hmc = stored_hmc()
     boston = load_table("boston")
     return [save_figure(table_figure(boston, load_table("diabetes"), hmc),
                         Path(outdir) / "boston_table1.png"),
@@ -777,7 +777,7 @@ def main(argv=None) -> None:
     t0 = time.perf_counter()
     results, seconds = run_tables(args.datasets, config, n_jobs=args.jobs, progress=progress)
     wall = time.perf_counter() - t0
-    hmc = _stored_hmc()
+    hmc = stored_hmc()
     for name, result in results.items():
         path = write_table(result, Path(args.outdir) / TABLE_FILES[name])
         try:

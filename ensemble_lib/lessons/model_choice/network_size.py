@@ -1,0 +1,64 @@
+"""Lesson 6, §2: which network size — the stored study on Boston and diabetes (MacKay §3.2, §4).
+
+:func:`size_rows`, :func:`format_size`, :func:`plot_model_size`, :func:`model_size_figure`: ln
+evidence (30) of the best optimum, the bound F* and the test errors against the number of hidden
+units H, from ``figures/model_size.json`` (:mod:`ensemble_lib.studies.model_size`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ui.plotting import new_figure
+
+def size_rows(result: dict, dataset: str) -> list[dict]:
+    """Per H: mean ± s.e. over splits (the stored ``summary``) as flat rows."""
+    summ = result["datasets"][dataset]["summary"]
+    rows = []
+    for H in result["config"]["hidden"]:
+        s = summ[str(H)]
+        rows.append({"H": H, **{k: s[k]["mean"] for k in s}, **{k + "_se": s[k]["se"] for k in s}})
+    return rows
+
+
+def format_size(result: dict, dataset: str) -> str:
+    lines = [f"{dataset}: mean over {result['config']['n_splits']} splits",
+             f"{'H':>2} {'ln ev (30)':>11} {'Laplace MSE':>12} {'units':>6} {'bound F*':>10} "
+             f"{'ens. MSE':>9} {'units':>6}"]
+    for r in size_rows(result, dataset):
+        lines.append(f"{r['H']:>2} {r['log_evidence']:11.2f} {r['laplace_test_mse']:12.3f} "
+                     f"{r['laplace_active_units']:6.1f} {r['bound']:10.2f} {r['ensemble_test_mse']:9.3f} "
+                     f"{r['ensemble_active_units']:6.1f}")
+    return "\n".join(lines)
+
+
+def _errorbar(ax, x, rows, key, **kw):
+    y = np.array([r[key] for r in rows], dtype=float)
+    e = np.array([r[key + "_se"] or 0.0 for r in rows], dtype=float)
+    return ax.errorbar(x, y, yerr=e, capsize=3, **kw)
+
+
+def plot_model_size(axes, result: dict, dataset: str) -> None:
+    """Left: ln evidence (30) of the best optimum and F* against H; right: test MSE against H."""
+    rows = size_rows(result, dataset)
+    H = np.array([r["H"] for r in rows])
+    ax1, ax2 = axes
+    _errorbar(ax1, H, rows, "log_evidence", fmt="C1-s", label="Laplace ln P(D|H), MacKay (30)")
+    _errorbar(ax1, H, rows, "bound", fmt="C0-^", label="ensemble bound F*")
+    ax1.set_xlabel("hidden units H")
+    ax1.set_ylabel("nats")
+    ax1.set_title(f"{dataset}: evidence and bound")
+    ax1.legend(fontsize=8)
+    _errorbar(ax2, H, rows, "laplace_test_mse", fmt="C1-s", label="Laplace (MAP)")
+    _errorbar(ax2, H, rows, "ensemble_test_mse", fmt="C0-^", label="ensemble (diagonal)")
+    ax2.set_xlabel("hidden units H")
+    ax2.set_ylabel("test MSE (standardised)")
+    ax2.set_title(f"{dataset}: test error")
+    ax2.legend(fontsize=8)
+
+
+def model_size_figure(result: dict):
+    fig, axes = new_figure(11.0, 7.0, nrows=2, ncols=2)
+    for row, name in zip(axes, [d for d in ("boston", "diabetes") if d in result["datasets"]]):
+        plot_model_size(row, result, name)
+    return fig, axes

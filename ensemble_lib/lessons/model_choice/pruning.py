@@ -1,0 +1,113 @@
+"""Lesson 6, §5: pruning by evidence (MacKay "Probable networks" §6) beside OBD.
+
+:func:`pruning_demo`: §6 on a small network, beside OBD and a refit;
+:func:`pruning_study_rows`, :func:`format_pruning_study`, :func:`plot_pruning_study`,
+:func:`pruning_study_figure`: the stored Boston pruning study (``figures/pruning_evidence.json``,
+:mod:`ensemble_lib.studies.pruning_evidence`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ...inference.evidence import laplace_evidence
+from ...inference.laplace import laplace_fit
+from ...inference.model_comparison import SubsetPosterior, deletion_evidence
+from ...models.network import NetworkPosterior, add_bias
+from ...ui.plotting import new_figure
+
+@lru_cache(maxsize=1)
+def pruning_demo(seed: int = 7, n: int = 100):
+    """An H = 1 network on inputs x0, x1 (relevant) and x2 (pure noise), α = 1, β = 100.
+
+    Returns rows (weight, OBD ½A_ss w_s², OBS saliency, Occam term, §6 change, refit change): the
+    change ln P(D|H) − ln P(D|H_s̄) predicted by §6 and found by refitting the reduced network.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    t = np.tanh(X[:, 0] - 0.5 * X[:, 1] + 0.3) + 0.1 * rng.normal(size=n)
+    net = NetworkPosterior(add_bias(X), t, 1, alpha=1.0, beta=100.0)
+    st = laplace_evidence(net, start=rng.normal(size=net.dim))
+    names = ["u (x0)", "u (x1)", "u (x2, noise)", "u (bias)", "v (output)"]
+    rows = []
+    for s in range(net.dim):
+        d = deletion_evidence(st.mean, st.cov, 1.0 / net.alpha, s, hessian=st.hessian)
+        keep = [i for i in range(net.dim) if i != s]
+        refit = laplace_fit(SubsetPosterior(net, keep), start=d.new_mean[keep], compute_kl=False)
+        rows.append((names[s], d.obd, d.saliency, d.occam, d.evidence_change,
+                     st.log_evidence - refit.log_evidence_laplace))
+    return tuple(rows)
+
+
+def format_pruning(rows) -> str:
+    lines = [f"{'weight':<14} {'OBD':>9} {'saliency':>9} {'Occam':>7} {'§6 change':>10} {'refit':>9}"]
+    for r in rows:
+        lines.append(f"{r[0]:<14} {r[1]:9.3f} {r[2]:9.3f} {r[3]:7.3f} {r[4]:10.3f} {r[5]:9.3f}")
+    return "\n".join(lines)
+
+
+def pruning_study_rows(result: dict) -> list[dict]:
+    """Per split of the stored Boston pruning study (``figures/pruning_evidence.json``): where §6 says
+    stop (``stop``: deletions made), and there, for the evidence's order and OBD's, the refitted log
+    evidence and test MSE; the full network's; §6's predicted total change beside the refits'."""
+    rows = []
+    for s in result["splits"]:
+        ev, ob = s["sequences"]["evidence"], s["sequences"]["obd"]
+        k = ev["stop_step"]
+        if not k:
+            continue
+        e, o = ev["steps"][k - 1], ob["steps"][k - 1]
+        rows.append({"split": s["index"], "k": s["k"], "stop": k, "full_log_evidence": s["log_evidence"],
+                     "full_mse": s["test_mse"], "evidence_log_evidence": e["log_evidence"],
+                     "evidence_mse": e["test_mse"], "obd_log_evidence": o["log_evidence"], "obd_mse": o["test_mse"],
+                     "predicted_total": float(sum(x["predicted_change"] for x in ev["steps"][:k])),
+                     "refit_total": float(sum(x["refit_change"] for x in ev["steps"][:k])),
+                     "median_step_error": float(np.median([abs(x["predicted_change"] - x["refit_change"])
+                                                          for x in ev["steps"][:k]])),
+                     "output_weights_deleted": sum(s["weights"][x["weight"]].startswith("v")
+                                                   for x in ev["steps"][:k])})
+    return rows
+
+
+def format_pruning_study(rows) -> str:
+    lines = [f"{'split':>5} {'deleted':>9} {'ln ev: full':>11} {'evidence':>9} {'OBD':>8} {'MSE: full':>10} "
+             f"{'evidence':>9} {'OBD':>7} {'§6 predicted':>13} {'refits':>7}"]
+    for r in rows:
+        lines.append(f"{r['split']:>5} {r['stop']:>4} of {r['k']:<2} {r['full_log_evidence']:11.2f} "
+                     f"{r['evidence_log_evidence']:9.2f} {r['obd_log_evidence']:8.2f} {r['full_mse']:10.3f} "
+                     f"{r['evidence_mse']:9.3f} {r['obd_mse']:7.3f} {-r['predicted_total']:+13.2f} "
+                     f"{-r['refit_total']:+7.2f}")
+    return "\n".join(lines)
+
+
+def plot_pruning_study(axes, result: dict) -> None:
+    """Left: refitted ln evidence against deletions (both orders, every split; ◆ where §6 says stop);
+    right: test MSE against deletions."""
+    ax1, ax2 = axes
+    for s in result["splits"]:
+        c = f"C{s['index']}"
+        for m, ls in (("evidence", "-"), ("obd", ":")):
+            seq = [x for x in s["sequences"][m]["steps"] if "weight" in x]
+            n = np.arange(len(seq) + 1)
+            ax1.plot(n, [s["log_evidence"]] + [x["log_evidence"] for x in seq], ls, color=c,
+                     label=f"split {s['index']}, {'by evidence (§6)' if m == 'evidence' else 'by OBD saliency'}")
+            ax2.plot(n, [s["test_mse"]] + [x["test_mse"] for x in seq], ls, color=c)
+        k = s["sequences"]["evidence"]["stop_step"]
+        if k:
+            ax1.plot(k, s["sequences"]["evidence"]["steps"][k - 1]["log_evidence"], "D", color=c, ms=6)
+            ax2.plot(k, s["sequences"]["evidence"]["steps"][k - 1]["test_mse"], "D", color=c, ms=6)
+    ax1.set_xlabel("weights deleted")
+    ax1.set_ylabel("ln P(D|α,β) of the refitted network")
+    ax1.set_title("Boston, H = 4: pruning by evidence (—) and by OBD (···)")
+    ax1.legend(fontsize=6, ncol=2, loc="lower center")
+    ax2.set_xlabel("weights deleted")
+    ax2.set_ylabel("test MSE")
+    ax2.set_title("test error (◆: §6 says stop)")
+
+
+def pruning_study_figure(result: dict):
+    fig, axes = new_figure(11.0, 4.0, ncols=2)
+    plot_pruning_study(axes, result)
+    return fig, axes
