@@ -13,7 +13,7 @@ from scipy import integrate
 from ensemble_lib import LinearGaussianPosterior, ToyPosterior, kl_fit, kl_gaussians, laplace_fit, toy_data
 from ensemble_lib.core.gaussian import CovarianceFamily
 from ensemble_lib.inference.kl_fit import kl_objective
-from ensemble_lib.lessons.toy_posterior import kl_by_quadrature
+from ensemble_lib.models.toy import kl_by_quadrature
 
 
 def correlated_linear(seed=0, k=2, n=8, alpha=0.5, beta=4.0):
@@ -94,6 +94,31 @@ def test_kl_by_quadrature_matches_the_closed_form_gaussian_kl():
         cov = 0.05 * B @ B.T + 0.01 * np.eye(2)
         assert kl_by_quadrature(post, mean, cov) == pytest.approx(kl_gaussians(mean, cov, m, C), abs=1e-9)
 
+
+
+def test_kl_by_quadrature_of_a_mixture_against_its_gaussian_pieces():
+    """For a Gaussian P, KL(Q‖P) of a mixture Q = Σ π_i Q_i is Σ π_i [KL(Q_i‖P) + H[Q_i]] − H[Q]
+    (closed forms, and the mixture's entropy by the library's trapezoid rule, itself checked
+    against adaptive cubature in test_mixture); a mixture of one Gaussian twice is that Gaussian."""
+    from ensemble_lib import gaussian_entropy, mixture_entropy
+
+    post, Phi, t = correlated_linear()
+    m, C, _ = exact_posterior(Phi, t, post.alpha, post.beta)
+    rng = np.random.default_rng(5)
+    means = m + 0.4 * rng.normal(size=(3, 2))
+    covs = np.array([0.05 * B @ B.T + 0.01 * np.eye(2) for B in rng.normal(size=(3, 2, 2))])
+    w = np.array([0.2, 0.5, 0.3])
+    ref = (sum(p * (kl_gaussians(mi, Ci, m, C) + gaussian_entropy(Ci)) for p, mi, Ci in zip(w, means, covs))
+           - mixture_entropy(w, means, covs, spacing=0.03))
+    assert kl_by_quadrature(post, means, covs, weights=w) == pytest.approx(ref, abs=1e-7)
+    twice = kl_by_quadrature(post, means[[0, 0]], covs[[0, 0]], weights=[0.3, 0.7])
+    assert twice == pytest.approx(kl_by_quadrature(post, means[0], covs[0]), abs=1e-10)
+    with pytest.raises(ValueError, match="weights must be given"):
+        kl_by_quadrature(post, means, covs)
+    with pytest.raises(ValueError, match="weights must be 3 positive numbers summing to 1"):
+        kl_by_quadrature(post, means, covs, weights=[0.5, 0.5, 0.5])
+    with pytest.raises(ValueError, match="post must be"):
+        kl_by_quadrature(object(), means[0], covs[0])
 
 def toy_posts(n_sets=8):
     for seed in range(n_sets):

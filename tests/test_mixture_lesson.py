@@ -23,7 +23,7 @@ from PIL import Image
 
 from ensemble_lib import PAPER_PRESET, make_posterior
 from ensemble_lib.lessons import mixture as L
-from ensemble_lib.lessons.toy_posterior import kl_by_quadrature
+from ensemble_lib.models.toy import kl_by_quadrature
 
 
 @pytest.fixture(scope="module")

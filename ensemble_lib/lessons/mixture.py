@@ -18,19 +18,22 @@ fit's mirror image has the same KL.
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import permutations, product
 from pathlib import Path
 
 import numpy as np
 from matplotlib.lines import Line2D
-from scipy import integrate
 
 from ..core import validation as check
-from ..inference.kl_fit import KLFit, kl_fit
-from ..inference.mixture import MixtureFit, MixtureLadder, iter_mixture_ladder, mirror_overlap
-from ..models.toy import PAPER_PRESET, ToyPosterior, make_posterior
+from ..inference.kl_fit import KLFit, KLFitWarning, kl_fit
+from ..inference.mixture import (MixtureFit, MixtureLadder, MixtureParams, entropy_lower_bound, iter_mixture_ladder,
+                                mirror_overlap)
+from ..models.network import NetworkPosterior, add_bias
+from ..models.toy import PAPER_PRESET, ToyPosterior, kl_by_quadrature, make_posterior
 from ..ui.panel import FigurePanel
 from ..ui.plotting import (new_figure, plot_gaussian_ellipses, plot_posterior_contours, save_figure,
                            update_gaussian_ellipses)
@@ -162,30 +165,9 @@ def format_ladder(comp: MixtureComparison) -> str:
 
 
 def mixture_kl_by_quadrature(post, fit: MixtureFit, n: int = 301, z_max: float = 8.0) -> float:
-    """KL(Q‖P) = Σ_i π_i ∫ N(z) [ln Q − ln P](w̄_i + L_i z) dz by Simpson's rule, for a self-check.
-
-    Each component's integral is taken on an n×n grid of ``|z_i| ≤ z_max`` in its
-    whitened coordinates, with ``ln Q`` the mixture's log density summed directly and
-    ``ln P = post.log_unnorm − post.log_Z`` (B&B (6)) evaluated pointwise: no entropy
-    rule, bound or ``expected_energy`` of the library (only the exact ``log_Z``).
-    """
-    n = check.integer("n", n, low=3, high=2001)
-    z = np.linspace(-z_max, z_max, n)
-    Z = np.stack(np.meshgrid(z, z, indexing="ij"), axis=-1)
-    phi = np.exp(-0.5 * np.sum(Z * Z, axis=-1)) / (2.0 * np.pi)
-    Ls = [np.linalg.cholesky(C) for C in fit.covs]
-    total = 0.0
-    for p, m, L in zip(fit.weights, fit.means, Ls):
-        W = m + Z @ L.T
-        terms = []
-        for pj, mj, Lj in zip(fit.weights, fit.means, Ls):
-            y = np.linalg.solve(Lj, (W - mj).reshape(-1, 2).T).T.reshape(W.shape)
-            terms.append(np.log(pj) - 0.5 * np.sum(y * y, axis=-1) - np.log(np.diag(Lj)).sum() - np.log(2 * np.pi))
-        log_q = np.logaddexp.reduce(np.stack(terms), axis=0)
-        log_p = post.log_unnorm(W) - post.log_Z
-        f = phi * (log_q - log_p)
-        total += p * float(integrate.simpson(integrate.simpson(f, x=z, axis=1), x=z))
-    return total
+    """The notebook's independent check of a mixture's KL(Q‖P): brute-force 2-D quadrature of
+    ∫ Q ln(Q/P) (:func:`~ensemble_lib.models.toy.kl_by_quadrature`) on ``fit``'s components."""
+    return kl_by_quadrature(post, fit.means, fit.covs, weights=fit.weights, n=n, z_max=z_max)
 
 
 # ---------------------------------------------------------------------------
@@ -449,8 +431,6 @@ def symmetry_maps(n_hidden: int, d: int) -> list[np.ndarray]:
     odd), leaves every output unchanged (MacKay, 'Probable networks' §4.1). Each map is a
     (k, k) matrix, the identity first.
     """
-    from itertools import permutations, product
-
     n_hidden = check.integer("n_hidden", n_hidden, low=1, high=4)
     d = check.integer("d", d, low=1)
     k = n_hidden * (d + 1)
@@ -491,12 +471,6 @@ def network_symmetry_demo(n_hidden: int = 2, alpha: float = 1.0, beta: float = 1
     all signed permutations (K = H!·2^H); their bound F uses the Bhattacharyya entropy (39c).
     ``rng``: a ``numpy.random.Generator`` for the starts (default ``default_rng(0)``).
     """
-    import warnings
-
-    from ..inference.kl_fit import KLFitWarning
-    from ..inference.mixture import MixtureParams, _entropy_bound
-    from ..models.network import NetworkPosterior, add_bias
-
     rng = np.random.default_rng(0) if rng is None else check.generator("rng", rng)
     n_starts = check.integer("n_starts", n_starts, low=1, high=50)
     x, t = network_demo_data()
@@ -521,7 +495,7 @@ def network_symmetry_demo(n_hidden: int = 2, alpha: float = 1.0, beta: float = 1
         w = np.full(len(group), 1.0 / len(group))
         params = MixtureParams(len(group), post.dim)
         energy = sum(wi * post.expected_energy(m, C).value for wi, m, C in zip(w, means, covs))
-        bound = _entropy_bound(w, means, covs, grad=False) - energy - post.log_normalisers
+        bound = entropy_lower_bound(w, means, covs) - energy - post.log_normalisers
         Ks.append(params.K)
         bounds.append(float(bound))
     means = np.array([S @ single.mean for S in maps])

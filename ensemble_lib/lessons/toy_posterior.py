@@ -14,6 +14,9 @@
 * :func:`write_figures` writes ``figures/toy_fig2.png``, ``figures/toy_kl_table.png``
   and ``figures/toy_kl_table.csv``.
 
+The lesson's independent check of a fit's KL, brute-force 2-D quadrature, is the library's
+:func:`~ensemble_lib.models.toy.kl_by_quadrature`.
+
 The posterior is symmetric under (u, v) → (−u, −v): a fit and its mirror image
 have the same KL. Fits are reported in the quadrant of the generating
 parameters (u, v) = (−0.13, −2.5) for display.
@@ -25,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 from matplotlib.ticker import MaxNLocator
-from scipy import integrate
 
 from ..core import validation as check
 from ..models.erf_network import TOY_N, TOY_NOISE_SD, TOY_V_TRUE
@@ -343,55 +345,8 @@ def write_figures(outdir) -> list[Path]:
     return [p1, p2, p3]
 
 
-# ---------------------------------------------------------------------------
-# An independent check of KL(Q‖P): brute-force 2-D quadrature
-# ---------------------------------------------------------------------------
-
-def kl_by_quadrature(post, mean, cov, n: int = 401, z_max: float = 8.0) -> float:
-    """KL(Q‖P) = ∫ Q ln(Q/P) dw by brute-force 2-D quadrature, for a lesson's self-check.
-
-    Parameters
-    ----------
-    post : ToyPosterior
-        The posterior P (any 2-parameter :class:`~ensemble_lib.models.posterior.RegressionPosterior`
-        with an exact ``log_Z``).
-    mean, cov : array_like, shapes (2,) and (2, 2)
-        The Gaussian Q = N(w̄, C).
-    n : int
-        Simpson nodes per axis (odd, ≥ 3).
-    z_max : float
-        Half-width of the grid in Q's standard deviations (Q's mass outside: below e^{−z_max²/2}).
-
-    Returns
-    -------
-    float
-        The KL divergence (B&B (16)) computed without the library's bound.
-
-    Notes
-    -----
-    With ``w = w̄ + L z`` (``C = LLᵀ``, Cholesky) the integral is
-    ``∫ N(z|0, I) [ln Q(w) − ln P(w|D)] dz``, taken by Simpson's rule on an n×n grid of
-    ``|z_i| ≤ z_max``, with ``ln P(w|D) = −βE_D(w) − (α/2)‖w‖² − ln Z`` evaluated
-    pointwise (B&B (6)). Nothing of the library's ``bound``/``kl`` is used: not the
-    entropy formula, not the 1-D rule for ⟨E_D⟩, not ``ln Z_D``, ``ln Z_P``; only
-    ``post.log_Z``, the exact normaliser (itself checked against 2-D adaptive
-    quadrature in ``tests/test_toy.py``). So it agrees with ``post.kl`` only if
-    F[Q] (B&B (17)–(20)) and KL = ln P(D) − F (B&B (16)) are right.
-    """
-    mean = np.asarray(mean, dtype=float)
-    L = np.linalg.cholesky(np.asarray(cov, dtype=float))
-    z = np.linspace(-z_max, z_max, n)
-    Z = np.stack(np.meshgrid(z, z, indexing="ij"), axis=-1)
-    zz = np.sum(Z * Z, axis=-1)
-    log_q = -0.5 * zz - np.log(2.0 * np.pi) - np.sum(np.log(np.diag(L)))
-    log_p = post.log_unnorm(mean + Z @ L.T) - post.log_Z
-    f = np.exp(-0.5 * zz) / (2.0 * np.pi) * (log_q - log_p)
-    return float(integrate.simpson(integrate.simpson(f, x=z, axis=1), x=z))
-
-
 __all__ = [
     "PAPER_PRESET", "PAPER_KL", "ToyFits", "ToyExplorer", "fit_all", "make_posterior", "kl_table",
     "summarise_table", "format_summary", "plot_fig2", "plot_kl_table", "fig2_figure", "find_preset",
-    "kl_by_quadrature",
     "write_figures", "TOY_V_TRUE",
 ]
