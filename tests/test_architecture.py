@@ -66,14 +66,36 @@ def test_models_import_only_the_gaussian_toolkit_of_inference():
         assert not bad, f"{path.name} imports {sorted(bad)}"
 
 
+def _lesson_of(path: Path) -> str:
+    """The lesson a file under lessons/ belongs to: its module's stem, or its package's name."""
+    rel = path.relative_to(PKG / "lessons").parts
+    return rel[0] if len(rel) > 1 else path.stem
+
+
 def test_lessons_never_import_each_other():
-    lessons = {p.stem for p in (PKG / "lessons").glob("*.py") if p.name != "__init__.py"}
-    for path in sorted((PKG / "lessons").glob("*.py")):
-        if path.name == "__init__.py":
-            continue  # the package lists every lesson's panels (the registry)
-        others = {f"ensemble_lib.lessons.{name}" for name in lessons - {path.stem}}
-        bad = _imports(path) & others
-        assert not bad, f"lesson {path.stem} imports {sorted(bad)}"
+    lessons = {_lesson_of(p) for p in (PKG / "lessons").rglob("*.py")} - {"__init__", "learning_path"}
+    for path in sorted((PKG / "lessons").rglob("*.py")):
+        if path.parent == PKG / "lessons" and path.stem in {"__init__", "learning_path"}:
+            continue  # the package and the registry (LESSONS): no lesson code
+        others = {f"ensemble_lib.lessons.{name}" for name in lessons - {_lesson_of(path)}}
+        bad = {m for m in _imports(path) if any(m == o or m.startswith(o + ".") for o in others)}
+        assert not bad, f"lesson {_lesson_of(path)} ({path.name}) imports {sorted(bad)}"
+
+
+_LESSON_NAMES = sorted({_lesson_of(p) for p in (PKG / "lessons").rglob("*.py")} - {"__init__"})
+
+
+@pytest.mark.parametrize("lesson", _LESSON_NAMES)
+def test_importing_a_lesson_imports_no_other_lesson(lesson):
+    """The panel registry resolves lazily: ``import ensemble_lib.lessons.<lesson>`` loads that lesson,
+    the package and the registry (``learning_path``, no lesson code), nothing else of lessons/."""
+    code = (f"import sys, ensemble_lib.lessons.{lesson}; "
+            f"own = ('ensemble_lib.lessons.learning_path', 'ensemble_lib.lessons.{lesson}'); "
+            "bad = sorted(m for m in sys.modules if m.startswith('ensemble_lib.lessons.') "
+            "and not any(m == o or m.startswith(o + '.') for o in own)); print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, (f"import ensemble_lib.lessons.{lesson} loaded {proc.stdout.strip()} "
+                                  f"{proc.stderr[-500:]}")
 
 
 def test_all_lists_every_public_name_and_only_those():

@@ -73,3 +73,25 @@ def test_nbval_markers_are_cell_tags_not_comments_a_student_sees():
     lesson4 = json.loads((NB / "04_ensemble_learning_for_networks.ipynb").read_text())
     assert sum("nbval-check-output" in c.get("metadata", {}).get("tags", [])
                for c in lesson4["cells"]) == 9
+
+
+def test_every_lesson_record_names_its_module_and_the_panels_it_defines():
+    """The registry of lesson code is LESSONS itself: every record names a lesson module (or package)
+    that exists, and each panel it lists is a FigurePanel subclass defined in that lesson."""
+    import importlib
+
+    from ensemble_lib.lessons import panel_class
+    from ensemble_lib.ui.panel import FigurePanel
+
+    lessons_dir = ROOT / "ensemble_lib" / "lessons"
+    modules = [lesson.module for lesson in LESSONS]
+    assert len(set(modules)) == len(modules) and all(modules), modules
+    on_disk = {p.stem for p in lessons_dir.glob("*.py")} | {p.parent.name for p in lessons_dir.glob("*/__init__.py")}
+    assert set(modules) == on_disk - {"__init__", "learning_path"}, "a lesson module without a record, or vice versa"
+    for lesson in LESSONS:
+        mod = importlib.import_module(f"ensemble_lib.lessons.{lesson.module}")
+        for name in lesson.panels:
+            cls = panel_class(name)
+            assert issubclass(cls, FigurePanel) and cls.__name__ == name
+            assert cls.__module__.startswith(mod.__name__), (name, cls.__module__)
+

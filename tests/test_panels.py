@@ -137,8 +137,8 @@ def _choices(ctl) -> list:
 
 def _panel_classes_defined_in_lessons() -> dict:
     found = {}
-    for info in pkgutil.iter_modules(ensemble_lib.lessons.__path__):
-        mod = importlib.import_module(f"ensemble_lib.lessons.{info.name}")
+    for info in pkgutil.walk_packages(ensemble_lib.lessons.__path__, "ensemble_lib.lessons."):
+        mod = importlib.import_module(info.name)
         for obj in vars(mod).values():
             if isinstance(obj, type) and issubclass(obj, FigurePanel) and obj.__module__ == mod.__name__:
                 found[f"{mod.__name__}.{obj.__name__}"] = obj

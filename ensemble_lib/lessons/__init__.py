@@ -1,4 +1,4 @@
-"""The lessons: one module per notebook, each with its panels and figures.
+"""The lessons: one module (or package) per notebook, each with its panels and figures.
 
 ==========================  ======================================================
 module                      notebook
@@ -9,42 +9,63 @@ module                      notebook
 :mod:`.bound`               ``03_bound_and_hyperparameters``
 :mod:`.networks`            ``04_ensemble_learning_for_networks``
 :mod:`.stochastic_vi`       ``05_deterministic_vs_stochastic_vi``
-:mod:`.model_choice`        ``06_choosing_the_model``
+:mod:`.model_choice`        ``06_choosing_the_model`` (a package, one module per topic)
 :mod:`.mixture`             ``07_mixture_of_gaussians``
 ==========================  ======================================================
 
 Lessons never import each other: what two lessons share lives in the library
 (:mod:`ensemble_lib.models`, :mod:`ensemble_lib.inference`, :mod:`ensemble_lib.ui`).
+Importing one lesson imports no other: this package imports only :mod:`.learning_path`.
 
-:data:`PANELS` is the one registry of interactive panels: the tests, the
-benchmarks and the browser suite take every panel from it, and a test fails if
-a :class:`~ensemble_lib.ui.panel.FigurePanel` subclass defined in a lesson is
-missing from it.
+:data:`PANELS` is the one registry of interactive panels: the tests, the benchmarks and the
+browser suite take every panel from it, and a test fails if a
+:class:`~ensemble_lib.ui.panel.FigurePanel` subclass defined in a lesson is missing from it.
+It is built from :data:`LESSONS` (each record names its module and panels) on first use,
+importing every lesson then (:func:`panels`); a panel class is also reachable by name,
+``ensemble_lib.lessons.ToyExplorer``, importing its lesson alone.
 """
 
-from .bound import BoundPanel, HyperIterationPanel
+from __future__ import annotations
+
+import importlib
+
 from .learning_path import LESSONS, Lesson
-from .mean_sigma import EnsemblePanel
-from .mixture import MixtureExplorer
-from .model_choice import PriorFunctionsPanel
-from .model_choice import NoiseInputsPanel
-from .networks import Network1DPanel
-from .stochastic_vi import SVIExplorer
-from .toy_posterior import ToyExplorer
 
-#: every interactive panel, by name → (class, the notebook that shows it)
-PANELS = {
-    "ToyExplorer": (ToyExplorer, "01_toy_posterior_laplace_vs_kl.ipynb"),
-    "EnsemblePanel": (EnsemblePanel, "02_mackay_gaussian_mean_sigma.ipynb"),
-    "BoundPanel": (BoundPanel, "03_bound_and_hyperparameters.ipynb"),
-    "HyperIterationPanel": (HyperIterationPanel, "03_bound_and_hyperparameters.ipynb"),
-    "Network1DPanel": (Network1DPanel, "04_ensemble_learning_for_networks.ipynb"),
-    "SVIExplorer": (SVIExplorer, "05_deterministic_vs_stochastic_vi.ipynb"),
-    "NoiseInputsPanel": (NoiseInputsPanel, "06_choosing_the_model.ipynb"),
-    "PriorFunctionsPanel": (PriorFunctionsPanel, "06_choosing_the_model.ipynb"),
-    "MixtureExplorer": (MixtureExplorer, "07_mixture_of_gaussians.ipynb"),
-}
+_PANEL_LESSONS = {name: lesson for lesson in LESSONS for name in lesson.panels}
+_registry: dict | None = None
 
-__all__ = ["LESSONS", "Lesson", "PANELS", "BoundPanel", "EnsemblePanel", "HyperIterationPanel",
-           "MixtureExplorer", "Network1DPanel", "PriorFunctionsPanel", "SVIExplorer", "ToyExplorer"]
-__all__ += ["NoiseInputsPanel"]
+
+def panel_class(name: str) -> type:
+    """The panel class ``name`` (a key of :data:`PANELS`), importing its lesson module alone.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a panel of :data:`LESSONS`.
+    """
+    if name not in _PANEL_LESSONS:
+        raise ValueError(f"name must be one of the registered panels {sorted(_PANEL_LESSONS)}, got {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_PANEL_LESSONS[name].module}"), name)
+
+
+def panels() -> dict:
+    """Every interactive panel, by name → (class, the notebook that shows it), in lesson order.
+
+    Imports every lesson module the first time (:data:`PANELS` is this dictionary).
+    """
+    global _registry
+    if _registry is None:
+        _registry = {name: (panel_class(name), lesson.notebook) for lesson in LESSONS for name in lesson.panels}
+    return _registry
+
+
+def __getattr__(name: str):
+    # PANELS and the panel classes resolve on first use, so that importing one lesson imports no other
+    if name == "PANELS":
+        return panels()
+    if name in _PANEL_LESSONS:
+        return panel_class(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["LESSONS", "Lesson", "PANELS", "panel_class", "panels", *_PANEL_LESSONS]
