@@ -13,6 +13,7 @@ The Gaussian algebra they share (quadrature, factorisations, covariance families
 * :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25));
 * :mod:`.ard` — one α per weight class (MacKay (26)–(27), ARD §7) in the evidence and in the
   ensemble bound, and functions drawn from the prior (§8);
+* :mod:`.function_prior` — the prior s.d. of an erf network's output (the arcsine kernel, §8);
 * :mod:`.model_comparison` — the model evidence (MacKay (30)), pruning by evidence (§6),
   committees (§5.3), the exact ln P(D) with Gamma hyperpriors;
 * :mod:`.network_fits` — the collapsed bound for networks, fits with warm starts, evidence

@@ -38,7 +38,7 @@ from .noise_inputs import (ARD_LIMIT, NOISE_MAX, NoiseARDState, NoiseInputsPanel
                            noise_summary)
 from .occam import (OCCAM_PRIOR, OccamRow, format_occam, occam_figure, plot_occam, polynomial_data,
                     polynomial_design, polynomial_occam, toy_occam)
-from .prior_functions import N_FUNCTIONS, X_PRIOR, PriorFunctionsPanel, PriorState, prior_functions, prior_output_sd
+from .prior_functions import N_FUNCTIONS, X_PRIOR, PriorFunctionsPanel, PriorState, prior_functions
 from .pruning import (format_pruning, format_pruning_study, plot_pruning_study, pruning_demo, pruning_study_figure,
                       pruning_study_rows)
 
@@ -48,5 +48,5 @@ __all__ = ["ARD_LIMIT", "HyperErrorBarDemo", "NOISE_MAX", "N_FUNCTIONS", "NoiseA
            "format_occam", "format_pruning", "format_pruning_study", "format_size", "hyper_error_bar_demo",
            "hyper_error_bar_figure", "model_size_figure", "noise_ard", "noise_summary", "occam_figure", "plot_ard",
            "plot_hyper_error_bars", "plot_model_size", "plot_occam", "plot_pruning_study", "polynomial_data",
-           "polynomial_design", "polynomial_occam", "prior_functions", "prior_output_sd", "pruning_demo",
+           "polynomial_design", "polynomial_occam", "prior_functions", "pruning_demo",
            "pruning_study_figure", "pruning_study_rows", "size_rows", "toy_occam", "write_figures"]

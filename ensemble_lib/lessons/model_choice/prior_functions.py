@@ -1,7 +1,8 @@
 """Lesson 6, §6: priors over functions (MacKay "Probable networks" §8).
 
 :func:`prior_functions` draws functions of a 1-input network from the prior (26) with layer
-classes; :class:`PriorFunctionsPanel` puts sliders on H and each class's width.
+classes, beside the ±2 s.d. band of :func:`~ensemble_lib.inference.function_prior.prior_output_sd`;
+:class:`PriorFunctionsPanel` puts sliders on H and each class's width.
 """
 
 from __future__ import annotations
@@ -13,19 +14,13 @@ import numpy as np
 
 from ...core import validation as check
 from ...inference.ard import network_classes, sample_prior_functions
+from ...inference.function_prior import prior_output_sd
 from ...models.network import add_bias
 from ...ui.panel import FigurePanel
 from ...ui.plotting import new_figure
 
 X_PRIOR = np.linspace(-5.0, 5.0, 201)
 N_FUNCTIONS = 6
-
-
-def prior_output_sd(x, sd_in: float, sd_bias: float, sd_out_scaled: float) -> np.ndarray:
-    """The prior s.d. of f(x): √(σ_out² H · (2/π) arcsin(s²/(1+s²))), s² = x²σ_in² + σ_bias²,
-    with σ_out² H = ``sd_out_scaled``² (independent of H; erf(a/√2) units)."""
-    s2 = np.asarray(x, dtype=float) ** 2 * sd_in**2 + sd_bias**2
-    return sd_out_scaled * np.sqrt(2.0 / math.pi * np.arcsin(s2 / (1.0 + s2)))
 
 
 @dataclass(frozen=True)
