@@ -63,8 +63,9 @@ from ..core.gaussian import LOG_2PI, CovarianceFamily, gaussian_entropy
 from .kl_fit import kl_fit
 from .reestimation import HyperparameterConvergenceWarning, ReestimationStep, reestimate
 
-__all__ = ["GammaHyperprior", "GammaPosterior", "HyperparameterConvergenceWarning", "HyperparameterRun",
-           "fit_hyperparameters", "full_bound", "gamma_updates"]
+#: HyperparameterConvergenceWarning lives in :mod:`.reestimation` (the driver); re-exported here
+__all__ = ["GammaHyperprior", "GammaPosterior", "HyperparameterConvergenceWarning",
+           "HyperparameterRun", "fit_hyperparameters", "full_bound", "gamma_updates"]
 
 
 @dataclass(frozen=True)
