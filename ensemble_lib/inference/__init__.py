@@ -9,6 +9,8 @@ The Gaussian algebra they share (quadrature, factorisations, covariance families
   v given u, straight from each family's parameters (what :mod:`.kl_fit` minimises for the toy);
 * :mod:`.toy_fits` — every family fitted to one toy posterior (B&B Fig. 2), warm-started between
   slider steps with a guard;
+* :mod:`.reestimation` — the fixed-point iteration every α, β re-estimation shares (its
+  convergence test, cap, warning and history); the modules below supply only their update steps;
 * :mod:`.hyperparameters` — Gamma hyperpriors and the ensemble's α, β updates (B&B (27)–(38));
 * :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25));
 * :mod:`.ard` — one α per weight class (MacKay (26)–(27), ARD §7) in the evidence and in the

@@ -13,9 +13,11 @@ and the evidence maximum satisfies, class by class,
     \\alpha_c = \\gamma_c \\big/ \\textstyle\\sum_{i\\in c} w_i^{MP\\,2},\\qquad
     \\gamma_c = k_c - \\alpha_c \\operatorname{Tr}_c(A^{-1})                           \\quad (27)
 
-with ``β = (N − Σ_c γ_c)/(2E_D)`` as in (24). Automatic relevance determination (§7) is
-this prior with one class per input (:func:`network_classes`); on a linear model with one
-class per weight it is scikit-learn's ``ARDRegression`` (the tests check it).
+with ``β = (N − Σ_c γ_c)/(2E_D)`` as in (24), iterated to a fixed point by
+:func:`~ensemble_lib.inference.reestimation.reestimate` (this module supplies the update step).
+Automatic relevance determination (§7) is this prior with one class per input
+(:func:`network_classes`); on a linear model with one class per weight it is scikit-learn's
+``ARDRegression`` (the tests check it).
 
 The ensemble's version (Barber & Bishop (1998) §2.2, eqs (27)–(38), extended): one Gamma
 posterior ``R_c(α_c) = Gamma(r_c, s_c)`` per class with ``r_c = k_c/2 + a`` and
@@ -40,18 +42,22 @@ a, b, c, d → :class:`~.hyperparameters.GammaHyperprior`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg import cho_factor, cho_solve
 
 from ..core import validation as check
-from ..models.posterior import Expectation, RegressionPosterior
 from ..core.gaussian import LOG_2PI, CovarianceFamily, GaussianFactor
-from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
+from ..models.network import network_output
+from ..models.posterior import Expectation, RegressionPosterior
+from .hyperparameters import GammaHyperprior
 from .laplace import laplace_fit
 from .network_fits import CollapsedBound, fit_family
+from .reestimation import HyperparameterConvergenceWarning, ReestimationStep, reestimate
 
 _LIMIT = check.PRECISION_RANGE[1]
 
@@ -376,19 +382,15 @@ def _check_limits(limits, alphas, beta) -> tuple[float, float]:
     return lo, hi
 
 
-def _cap_and_change(a_new, b_new, alphas, beta, hi, capped):
-    """One step's end: an α_c re-estimate above ``hi`` is held there (its class joins ``capped``: switched
-    off); the change is max(|Δ ln α_c|, |Δ ln β|) over the classes not held at ``hi`` before and after.
+def _cap(a_new, alphas, hi) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An α_c re-estimate above ``hi`` is held there (its class is switched off).
 
-    Returns ``(a_new, capped, change)``.
+    Returns ``(a_new, over, held)``: the capped re-estimates, the classes capped by this step, and the
+    classes held at ``hi`` before and after it, which the convergence test leaves out
+    (:func:`~ensemble_lib.inference.reestimation.log_change`).
     """
     over = ~(a_new <= hi)
-    capped = capped | over
-    a_new = np.where(over, hi, a_new)
-    free = ~(over & (alphas == hi))
-    change = max(float(np.max(np.abs(np.log(a_new[free] / alphas[free])), initial=0.0)),
-                 abs(math.log(b_new / beta)))
-    return a_new, capped, change
+    return np.where(over, hi, a_new), over, over & (alphas == hi)
 
 
 def _capped_note(capped, hi: float) -> str:
@@ -437,23 +439,24 @@ def class_evidence_reestimation(post, classes, alpha0=None, beta0=None, tol: flo
     max_iter = check.integer("max_iter", max_iter, low=1, high=100_000)
     symmetry_factor = check.integer("symmetry_factor", symmetry_factor, low=1)
     lo, hi = _check_limits(limits, alphas, beta)
-    rec = {key: [] for key in ("alpha", "beta", "gamma", "logev", "occam")}
-    notes: list[str] = []
-    converged, change, state = False, math.inf, None
     capped = np.zeros(nc, dtype=bool)
-    w = start
+    w = start  # each mode search starts at the previous mode
     N = post.n_data
-    for _ in range(max_iter):
+
+    def update(hyper) -> ReestimationStep:
+        """A Laplace fit at (α_c, β) and MacKay (27), (24): α_c = γ_c / Σ_{i∈c} w_i², β = (N − γ) / 2E_D."""
+        nonlocal w, capped
+        alphas, beta = hyper
         p = ClassPriorPosterior(post, classes, alphas, beta)
         state = class_laplace_evidence(p, start=w, symmetry_factor=symmetry_factor)
         w = state.mean
-        for key, val in (("alpha", alphas.copy()), ("beta", beta), ("gamma", state.gammas),
-                         ("logev", state.log_evidence), ("occam", state.log_occam)):
-            rec[key].append(val)
+        record = {"alpha": alphas.copy(), "beta": beta, "gamma": state.gammas,
+                  "logev": state.log_evidence, "occam": state.log_occam, "state": state}
         gamma = sum(state.gammas)
         with np.errstate(divide="ignore", invalid="ignore"):
             a_new = np.array([g / s if s > 0 else math.inf for g, s in zip(state.gammas, state.sum_w2)])
             b_new = (N - gamma) / (2.0 * state.data_error) if state.data_error > 0 else math.inf
+        notes = []
         if np.any(~(a_new >= lo)):
             bad = np.flatnonzero(~(a_new >= lo)).tolist()
             notes.append(f"alpha of class(es) {bad} ran to 0: the re-estimate gamma_c/sum w^2 left "
@@ -467,26 +470,21 @@ def class_evidence_reestimation(post, classes, alpha0=None, beta0=None, tol: flo
             notes.append(f"alpha ran to infinity: the re-estimate gamma/sum w^2 = {state.gammas[0]:.3g}/"
                          f"{state.sum_w2[0]:.3g} left [{lo:g}, {hi:g}]: the data determine no weight.")
         if notes:
-            warnings.warn(" ".join(notes) + " Stopped at the last finite state.",
-                          HyperparameterConvergenceWarning, stacklevel=2)
-            break
-        a_new, capped, change = _cap_and_change(a_new, b_new, alphas, beta, hi, capped)
-        if change < tol:
-            converged = True
-            break
-        alphas, beta = a_new, b_new
-    else:
-        warnings.warn(
-            f"class_evidence_reestimation did not converge in max_iter = {max_iter} iterations: the "
-            f"last change max(|d ln alpha_c|, |d ln beta|) was {change:.3g} > tol = {tol:g}.",
-            HyperparameterConvergenceWarning, stacklevel=2)
+            return ReestimationStep(new=(), record=record, notes=tuple(notes))
+        a_new, over, held = _cap(a_new, alphas, hi)
+        capped = capped | over
+        return ReestimationStep(new=(a_new, b_new), record=record, held=(held, None))
+
+    run = reestimate(update, (alphas, beta), tol, max_iter, name="class_evidence_reestimation",
+                     labels=("alpha_c", "beta"))
+    notes = list(run.notes)
     if np.any(capped):
         notes.append(_capped_note(capped, hi))
+    col = run.column
     return ClassEvidenceRun(
-        classes=classes, alphas=np.array(rec["alpha"]), beta=np.array(rec["beta"], dtype=float),
-        gammas=np.array(rec["gamma"]), log_evidence=np.array(rec["logev"], dtype=float),
-        log_occam=np.array(rec["occam"], dtype=float), final=state,
-        symmetry_factor=symmetry_factor, converged=converged, tol_reached=float(change),
+        classes=classes, alphas=col("alpha"), beta=col("beta"), gammas=col("gamma"),
+        log_evidence=col("logev"), log_occam=col("occam"), final=run.history[-1]["state"],
+        symmetry_factor=symmetry_factor, converged=run.converged, tol_reached=run.tol_reached,
         capped=capped, notes=tuple(notes), n_data=N)
 
 
@@ -513,8 +511,6 @@ def linear_class_evidence(post, classes, alpha0=None, beta0=None, tol: float = 1
         exact for a linear model), so :func:`~ensemble_lib.inference.model_comparison.model_log_evidence`
         and :func:`~ensemble_lib.inference.model_comparison.hyperparameter_error_bars` accept it.
     """
-    from scipy.linalg import cho_factor, cho_solve
-
     post = check.posterior("post", post)
     Phi = getattr(post, "Phi", None)
     if Phi is None:
@@ -532,9 +528,6 @@ def linear_class_evidence(post, classes, alpha0=None, beta0=None, tol: float = 1
     for c, idx in enumerate(classes):
         member[idx] = c
     sizes = np.bincount(member, minlength=nc)
-    rec = {key: [] for key in ("alpha", "beta", "gamma", "logev")}
-    notes: list[str] = []
-    converged, change = False, math.inf
     capped = np.zeros(nc, dtype=bool)
     eye = np.eye(k)
     diag = np.diag_indices(k)
@@ -555,17 +548,19 @@ def linear_class_evidence(post, classes, alpha0=None, beta0=None, tol: float = 1
                      - float(np.sum(np.log(fac[0][diag]))))
         return w, C, A, ed, sum_w2, gammas, log_lik, log_occam
 
-    out = None
-    for _ in range(max_iter):
-        out = (alphas, beta, step(alphas, beta))
-        w, C, A, ed, sum_w2, gammas, log_lik, log_occam = out[2]
-        for key, val in (("alpha", alphas.copy()), ("beta", beta), ("gamma", gammas),
-                         ("logev", log_lik + log_occam)):
-            rec[key].append(val)
+    def update(hyper) -> ReestimationStep:
+        """One closed-form step at (α_c, β) and MacKay (27), (24)."""
+        nonlocal capped
+        alphas, beta = hyper
+        out = step(alphas, beta)
+        w, C, A, ed, sum_w2, gammas, log_lik, log_occam = out
+        record = {"alpha": alphas.copy(), "beta": beta, "gamma": gammas, "logev": log_lik + log_occam,
+                  "out": out}
         gamma = float(np.sum(gammas))
         with np.errstate(divide="ignore", invalid="ignore"):
             a_new = np.where(sum_w2 > 0, gammas / np.where(sum_w2 > 0, sum_w2, 1.0), np.inf)
             b_new = (N - gamma) / (2.0 * ed) if ed > 0 else math.inf
+        notes = []
         if np.any(~(a_new >= lo)):
             notes.append(f"alpha of class(es) {np.flatnonzero(~(a_new >= lo)).tolist()} ran to 0: the re-estimate "
                          f"gamma_c/sum w^2 left [{lo:g}, {hi:g}].")
@@ -575,30 +570,26 @@ def linear_class_evidence(post, classes, alpha0=None, beta0=None, tol: float = 1
         if nc == 1 and not a_new[0] <= hi:
             notes.append("alpha ran to infinity: the data determine no weight.")
         if notes:
-            warnings.warn(" ".join(notes) + " Stopped at the last finite state.",
-                          HyperparameterConvergenceWarning, stacklevel=2)
-            break
-        a_new, capped, change = _cap_and_change(a_new, b_new, alphas, beta, hi, capped)
-        if change < tol:
-            converged = True
-            break
-        alphas, beta = a_new, b_new
-    else:
-        warnings.warn(
-            f"linear_class_evidence did not converge in max_iter = {max_iter} iterations: the last "
-            f"change max(|d ln alpha_c|, |d ln beta|) was {change:.3g} > tol = {tol:g}.",
-            HyperparameterConvergenceWarning, stacklevel=2)
-    a_fin, b_fin, (w, C, A, ed, sum_w2, gammas, log_lik, log_occam) = out
-    state = ClassEvidenceState(alphas=a_fin.copy(), beta=b_fin, mean=w, cov=C, hessian=A, gammas=gammas,
-                               data_error=ed, sum_w2=sum_w2, log_likelihood=log_lik, log_occam=log_occam,
-                               log_evidence=log_lik + log_occam)
+            return ReestimationStep(new=(), record=record, notes=tuple(notes))
+        a_new, over, held = _cap(a_new, alphas, hi)
+        capped = capped | over
+        return ReestimationStep(new=(a_new, b_new), record=record, held=(held, None))
+
+    run = reestimate(update, (alphas, beta), tol, max_iter, name="linear_class_evidence",
+                     labels=("alpha_c", "beta"))
+    last = run.history[-1]
+    w, C, A, ed, sum_w2, gammas, log_lik, log_occam = last["out"]
+    state = ClassEvidenceState(alphas=last["alpha"].copy(), beta=last["beta"], mean=w, cov=C, hessian=A,
+                               gammas=gammas, data_error=ed, sum_w2=sum_w2, log_likelihood=log_lik,
+                               log_occam=log_occam, log_evidence=log_lik + log_occam)
+    notes = list(run.notes)
     if np.any(capped):
         notes.append(_capped_note(capped, hi))
+    col = run.column
     return ClassEvidenceRun(
-        classes=classes, alphas=np.array(rec["alpha"]), beta=np.array(rec["beta"], dtype=float),
-        gammas=np.array(rec["gamma"]), log_evidence=np.array(rec["logev"], dtype=float),
-        log_occam=np.full(len(rec["beta"]), np.nan), final=state, symmetry_factor=1, converged=converged,
-        tol_reached=float(change), capped=capped, notes=tuple(notes), n_data=N)
+        classes=classes, alphas=col("alpha"), beta=col("beta"), gammas=col("gamma"),
+        log_evidence=col("logev"), log_occam=np.full(run.n_iter, np.nan), final=state, symmetry_factor=1,
+        converged=run.converged, tol_reached=run.tol_reached, capped=capped, notes=tuple(notes), n_data=N)
 
 
 def fit_class_evidence(post, classes, rng: np.random.Generator, n_restarts: int = 3,
@@ -632,7 +623,6 @@ def fit_class_evidence(post, classes, rng: np.random.Generator, n_restarts: int 
                       "the best", HyperparameterConvergenceWarning, stacklevel=2)
         good = runs
     best = max(good, key=lambda r: r.final.log_evidence)
-    import dataclasses
     return dataclasses.replace(best, restarts=tuple(runs))
 
 
@@ -731,8 +721,6 @@ def sample_prior_functions(X, n_hidden: int, classes, alphas, n_samples: int,
     -------
     ndarray (n_samples, N)
     """
-    from ..models.network import network_output
-
     X = check.finite_matrix("X", X)
     H = check.integer("n_hidden", n_hidden, low=1, high=10_000)
     n_samples = check.integer("n_samples", n_samples, low=1, high=100_000)

@@ -20,7 +20,8 @@ The evidence maximum satisfies
     \\beta = (N - \\gamma) / (2E_D) \\quad (24),
 
 used here as re-estimation formulae, alternating with a new Laplace fit,
-until α and β settle. The error bars of (25), ``σ²_{ln α} ≈ 2/γ`` and
+until α and β settle (the iteration is :func:`~ensemble_lib.inference.reestimation.reestimate`;
+this module supplies its update step). The error bars of (25), ``σ²_{ln α} ≈ 2/γ`` and
 ``σ²_{ln β} ≈ 2/(N − γ)``, are returned too.
 
 For a network with H hidden units, each mode has ``H! 2^H`` equivalent
@@ -40,7 +41,6 @@ models whose ln Z is exact.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,8 +48,8 @@ from scipy import optimize
 
 from ..core import validation as check
 from ..core.gaussian import LOG_2PI
-from .hyperparameters import HyperparameterConvergenceWarning
 from .laplace import laplace_diagonal_start, laplace_fit
+from .reestimation import ReestimationStep, reestimate
 
 #: re-estimated α, β are kept inside [1/_LIMIT, _LIMIT] by default (the posteriors' allowed range,
 #: :data:`~ensemble_lib.core.validation.PRECISION_RANGE`); leaving it is explained
@@ -197,7 +197,7 @@ def evidence_reestimation(
         Stop when max(|Δ ln α|, |Δ ln β|) of an update is below ``tol`` (> 0).
     max_iter : int
         At most this many Laplace fits (1 to 100 000); if reached, a
-        :class:`~ensemble_lib.hyperparameters.HyperparameterConvergenceWarning`
+        :class:`~ensemble_lib.inference.reestimation.HyperparameterConvergenceWarning`
         states the tolerance reached.
     symmetry_factor : int
         Equivalent modes (MacKay §4.1), 2 for the toy.
@@ -239,24 +239,23 @@ def evidence_reestimation(
                          f"beta a posterior accepts), got {limits!r}")
     if not (lo <= alpha <= hi and lo <= beta <= hi):
         raise ValueError(f"alpha0 and beta0 must lie within limits [{lo:g}, {hi:g}], got {alpha:g}, {beta:g}")
-    rec = {key: [] for key in ("alpha", "beta", "gamma", "logev", "occam", "exact", "m", "C")}
-    notes: list[str] = []
-    converged, change, state = False, math.inf, None
-    w = start
-    for _ in range(max_iter):
+    N = post.n_data
+    w = start  # each mode search starts at the previous mode
+
+    def update(hyper) -> ReestimationStep:
+        """A Laplace fit at (α, β) and MacKay (22), (24): α = γ / Σ w², β = (N − γ) / 2E_D."""
+        nonlocal w
+        alpha, beta = hyper
         p = post.with_hyperparameters(alpha=alpha, beta=beta)
         state = laplace_evidence(p, start=w, symmetry_factor=symmetry_factor)
         w = state.mean
-        for key, val in (("alpha", alpha), ("beta", beta), ("gamma", state.gamma),
-                         ("logev", state.log_evidence), ("occam", state.log_occam),
-                         ("exact", _exact_log_evidence(p) if exact else math.nan),
-                         ("m", state.mean), ("C", state.cov)):
-            rec[key].append(val)
-        N = post.n_data
-        # MacKay (22): α = γ / Σ w²; MacKay (24): β = (N − γ) / 2E_D
+        record = {"alpha": alpha, "beta": beta, "gamma": state.gamma, "logev": state.log_evidence,
+                  "occam": state.log_occam, "exact": _exact_log_evidence(p) if exact else math.nan,
+                  "m": state.mean, "C": state.cov, "state": state}
         with np.errstate(divide="ignore", invalid="ignore"):
             a_new = state.gamma / state.sum_w2 if state.sum_w2 > 0 else math.inf
             b_new = (N - state.gamma) / (2.0 * state.data_error) if state.data_error > 0 else math.inf
+        notes = []
         if not (lo <= a_new <= hi):
             notes.append(
                 f"alpha ran to {'infinity' if not a_new < hi else 0}: the re-estimate gamma/sum w^2 = "
@@ -275,29 +274,15 @@ def evidence_reestimation(
                    "N - gamma is not positive: there are at least as many well-determined "
                    "parameters as data points, so no noise level is identifiable.")
             )
-        if notes:
-            warnings.warn(" ".join(notes) + " Stopped at the last finite state.",
-                          HyperparameterConvergenceWarning, stacklevel=2)
-            break
-        change = max(abs(math.log(a_new / alpha)), abs(math.log(b_new / beta)))
-        if change < tol:
-            converged = True
-            break
-        alpha, beta = a_new, b_new
-    else:
-        warnings.warn(
-            f"evidence_reestimation did not converge in max_iter = {max_iter} iterations: the last "
-            f"change max(|d ln alpha|, |d ln beta|) was {change:.3g} > tol = {tol:g} "
-            f"(alpha = {alpha:.6g}, beta = {beta:.6g}). Increase max_iter or tol.",
-            HyperparameterConvergenceWarning,
-            stacklevel=2,
-        )
-    arr = {key: np.asarray(val, dtype=float) for key, val in rec.items()}
+        return ReestimationStep(new=(a_new, b_new), record=record, notes=tuple(notes))
+
+    run = reestimate(update, (alpha, beta), tol, max_iter, name="evidence_reestimation")
+    col = run.column
     return EvidenceRun(
-        alpha=arr["alpha"], beta=arr["beta"], gamma=arr["gamma"], log_evidence=arr["logev"],
-        log_occam=arr["occam"], log_evidence_exact=arr["exact"], means=arr["m"], covs=arr["C"],
-        final=state, symmetry_factor=symmetry_factor, converged=converged,
-        tol_reached=float(change), notes=tuple(notes), n_data=post.n_data,
+        alpha=col("alpha"), beta=col("beta"), gamma=col("gamma"), log_evidence=col("logev"),
+        log_occam=col("occam"), log_evidence_exact=col("exact"), means=col("m"), covs=col("C"),
+        final=run.history[-1]["state"], symmetry_factor=symmetry_factor, converged=run.converged,
+        tol_reached=run.tol_reached, notes=run.notes, n_data=N,
     )
 
 

@@ -31,8 +31,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core import validation as check
+from ..core.gaussian import CovarianceFamily, GaussianFactor
+from ..core.progress import report
 from .hyperparameters import GammaHyperprior
 from .kl_fit import KLFitWarning
+from .laplace import laplace_diagonal_start
 from .network_fits import EnsembleFit, fit_ensemble
 
 
@@ -68,9 +71,6 @@ def laplace_starts(mean, hessian, label: str = "laplace") -> list[tuple]:
     of its inverse — can lead to different local optima, so both are offered to it (the two
     diagonal starts carry a fourth element, ``("diagonal",)``: the families they are for).
     """
-    from ..core.gaussian import GaussianFactor
-    from .laplace import laplace_diagonal_start
-
     A = GaussianFactor(hessian, "hessian")
     mean = np.asarray(mean, dtype=float)
     cov = A.inverse()
@@ -154,8 +154,6 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
     -------
     FamilySearch
     """
-    from ..core.progress import report
-
     rng = check.generator("rng", rng)
     gtol = check.positive("gtol", gtol)
     tol = check.positive("tol", tol)
@@ -233,6 +231,4 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
 
 
 def _packed(fam: Family, k: int, mean, cov) -> np.ndarray:
-    from ..core.gaussian import CovarianceFamily
-
     return CovarianceFamily.make(fam.name, k, fam.rank).pack(mean, cov)

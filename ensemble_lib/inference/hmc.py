@@ -78,6 +78,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core import validation as check
+from ..models import erf_network
+from ..models.linear import LinearGaussianPosterior
+from ..models.network import network_output
+from ..models.toy import ToyPosterior
+from .hyperparameters import GammaHyperprior
 
 #: the message raised when JAX or NumPyro is missing
 INSTALL_HINT = "install the reference extra: pip install -e '.[reference]'"
@@ -97,7 +102,7 @@ def _jax():
         flags = os.environ.get("XLA_FLAGS", "")
         if _DEVICE_FLAG not in flags:
             os.environ["XLA_FLAGS"] = (flags + f" {_DEVICE_FLAG}={_N_DEVICES}").strip()
-    try:
+    try:  # heavy optional dependency, loaded on first use
         import jax
         import numpyro
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -109,7 +114,7 @@ def _jax():
 def package_versions() -> dict:
     """Versions of the packages behind the reference (jax, jaxlib, numpyro, numpy)."""
     jax, numpyro = _jax()
-    import jaxlib
+    import jaxlib  # heavy optional dependency, loaded on first use
 
     return {"jax": jax.__version__, "jaxlib": jaxlib.__version__,
             "numpyro": numpyro.__version__, "numpy": np.__version__}
@@ -264,15 +269,11 @@ class HMCResult:
 
 def _outputs(model: str, w, X, n_hidden):
     if model == "toy":
-        from ..models.erf_network import toy_model
-
         x = check.finite_vector("X", X)
-        return toy_model(x[None, :], w[:, 0:1], w[:, 1:2])
+        return erf_network.toy_model(x[None, :], w[:, 0:1], w[:, 1:2])
     if model == "linear":
         Phi = check.finite_matrix("X", X, shape="(N, k)")
         return w @ Phi.T
-    from ..models.network import network_output
-
     return network_output(w, X, n_hidden)
 
 
@@ -302,7 +303,7 @@ def network_mean(w, X, n_hidden: int):
 def toy_model(x, t, alpha: float, beta: float):
     """NumPyro model of the toy posterior (B&B (4)–(6)): (u, v) ~ N(0, I/α), factor exp(−βE_D)."""
     jax, numpyro = _jax()
-    import numpyro.distributions as dist
+    import numpyro.distributions as dist  # heavy optional dependency, loaded on first use
 
     jnp = jax.numpy
     scale = 1.0 / np.sqrt(alpha)
@@ -315,7 +316,7 @@ def toy_model(x, t, alpha: float, beta: float):
 def linear_model(Phi, t, alpha: float, beta: float):
     """NumPyro model of the linear posterior: w ~ N(0, I/α), factor exp(−(β/2)‖Φw − t‖²)."""
     jax, numpyro = _jax()
-    import numpyro.distributions as dist
+    import numpyro.distributions as dist  # heavy optional dependency, loaded on first use
 
     jnp = jax.numpy
     Phi = jnp.asarray(Phi)
@@ -331,7 +332,7 @@ def network_model(X, y, n_hidden: int, a: float, b: float, c: float, d: float):
     ``y_n ~ N(f(x_n, w), 1/β)`` (site ``"y"``, observed when ``y`` is given).
     """
     jax, numpyro = _jax()
-    import numpyro.distributions as dist
+    import numpyro.distributions as dist  # heavy optional dependency, loaded on first use
 
     jnp = jax.numpy
     k = n_hidden * X.shape[1] + n_hidden
@@ -352,7 +353,7 @@ def network_model(X, y, n_hidden: int, a: float, b: float, c: float, d: float):
 def _run(model, args, settings: SamplerSettings, seed, keep):
     """Run NUTS and return per-chain numpy draws of ``keep`` sites, divergences, seconds, method."""
     jax, numpyro = _jax()
-    from numpyro.infer import MCMC, NUTS
+    from numpyro.infer import MCMC, NUTS  # heavy optional dependency, loaded on first use
 
     seed = _seed_int(seed)
     method = "parallel" if jax.local_device_count() >= settings.num_chains else "sequential"
@@ -372,6 +373,7 @@ def _run(model, args, settings: SamplerSettings, seed, keep):
 
 def _diagnostics(sites: dict) -> tuple[dict, dict]:
     """Split-R̂ and ESS of each site (arrays of shape (chains, samples, ...))."""
+    # heavy optional dependency, loaded on first use
     from numpyro.diagnostics import effective_sample_size, split_gelman_rubin
 
     r_hat = {k: np.asarray(split_gelman_rubin(v), dtype=float) for k, v in sites.items()}
@@ -403,8 +405,6 @@ def sample_toy(post, *, seed, num_warmup: int = 1000, num_samples: int = 1000,
         ``chain_w[..., 0]`` = u, ``chain_w[..., 1]`` = v. The posterior has two
         mirror modes ``(u, v) ↔ (−u, −v)``; a chain may stay in one of them.
     """
-    from ..models.toy import ToyPosterior
-
     if not isinstance(post, ToyPosterior):
         raise ValueError(f"post must be a ToyPosterior, got {type(post).__name__}")
     st = _settings(num_warmup, num_samples, num_chains, target_accept_prob, max_tree_depth)
@@ -423,8 +423,6 @@ def sample_linear(post, *, seed, num_warmup: int = 1000, num_samples: int = 1000
     (:class:`~ensemble_lib.models.linear.LinearGaussianPosterior`), which makes
     this the sampler's check. Parameters as for :func:`sample_toy`.
     """
-    from ..models.linear import LinearGaussianPosterior
-
     if not isinstance(post, LinearGaussianPosterior):
         raise ValueError(f"post must be a LinearGaussianPosterior, got {type(post).__name__}")
     st = _settings(num_warmup, num_samples, num_chains, target_accept_prob, max_tree_depth)
@@ -468,8 +466,6 @@ def sample_network(X, y, n_hidden: int, prior=None, *, seed, num_warmup: int = 1
     different modes (large R̂ even on the invariant quantities), see
     :mod:`ensemble_lib.studies.hmc_reference`.
     """
-    from .hyperparameters import GammaHyperprior
-
     X = check.finite_matrix("X", X, hint=" (use x[:, None] for one input)")
     y = check.finite_vector("y", y)
     if y.size != X.shape[0]:

@@ -40,6 +40,9 @@ Symbols → code: a, b, c, d → ``GammaHyperprior.a/.b/.c/.d``; r, s → ``r``,
 ``s``; u, v → ``u``, ``v``; ᾱ, β̄ → ``alpha``, ``beta``; w̄, C → ``mean``,
 ``cov``; k → ``post.dim``; N → ``post.n_data``.
 
+The alternation is :func:`~ensemble_lib.inference.reestimation.reestimate`'s fixed-point
+iteration (its convergence test, cap and warning); :func:`fit_hyperparameters` supplies the step.
+
 Works for any :class:`~ensemble_lib.posterior.RegressionPosterior` (it only
 needs ``expected_data_error`` and ``with_hyperparameters``), so a multi-layer
 network can reuse it. Where the model's ln Z is exact (the toy, the linear
@@ -50,7 +53,6 @@ at each iteration as well.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,10 +61,11 @@ from scipy.special import digamma, gammaln
 from ..core import validation as check
 from ..core.gaussian import LOG_2PI, CovarianceFamily, gaussian_entropy
 from .kl_fit import kl_fit
+from .reestimation import HyperparameterConvergenceWarning, ReestimationStep, reestimate
 
-
-class HyperparameterConvergenceWarning(UserWarning):
-    """An iterative hyperparameter re-estimation stopped before reaching its tolerance."""
+#: HyperparameterConvergenceWarning lives in :mod:`.reestimation` (the driver); re-exported here
+__all__ = ["GammaHyperprior", "GammaPosterior", "HyperparameterConvergenceWarning",
+           "HyperparameterRun", "fit_hyperparameters", "full_bound", "gamma_updates"]
 
 
 @dataclass(frozen=True)
@@ -353,43 +356,30 @@ def fit_hyperparameters(
     R = GammaPosterior(prior.a, prior.b)
     S = GammaPosterior(prior.c, prior.d)
     start = None if init is None else [tuple(np.asarray(x, float) for x in init)]
-    rec = {key: [] for key in ("alpha", "beta", "bound", "after", "bound_q", "kl", "logev", "m", "C")}
-    converged, change = False, math.inf
-    ww = ed = math.nan
-    for _ in range(max_iter):
-        alpha, beta = R.mean, S.mean
+
+    def update(hyper) -> ReestimationStep:
+        """A KL fit of Q at (ᾱ, β̄), then the optimal R, S of B&B (35)–(36) and their means (37)–(38)."""
+        nonlocal R, S, start
+        alpha, beta = hyper
         p = post.with_hyperparameters(alpha=alpha, beta=beta)
         # warm starts after the first fit (F can then only rise); the first uses kl_fit's own starts
         fit = kl_fit(p, family, rank, init=start, symmetric=None if start is None else False)
         ed = float(p.expected_data_error(fit.mean, fit.cov).value)
         ww = float(fit.mean @ fit.mean + np.trace(fit.cov))
-        rec["alpha"].append(alpha)
-        rec["beta"].append(beta)
-        rec["bound"].append(full_bound(p, fit.mean, fit.cov, R, S, prior, ed))
-        rec["bound_q"].append(fit.bound)
-        rec["kl"].append(fit.kl)
-        rec["logev"].append(fit.bound + fit.kl)
-        rec["m"].append(fit.mean)
-        rec["C"].append(fit.cov)
+        bound = full_bound(p, fit.mean, fit.cov, R, S, prior, ed)
         R, S = gamma_updates(p, fit.mean, fit.cov, prior, ed)
-        rec["after"].append(full_bound(p, fit.mean, fit.cov, R, S, prior, ed))
-        change = max(abs(math.log(R.mean / alpha)), abs(math.log(S.mean / beta)))
+        record = {"alpha": alpha, "beta": beta, "bound": bound,
+                  "after": full_bound(p, fit.mean, fit.cov, R, S, prior, ed),
+                  "bound_q": fit.bound, "kl": fit.kl, "logev": fit.bound + fit.kl,
+                  "m": fit.mean, "C": fit.cov, "ww": ww, "ed": ed}
         start = [(fit.mean, fit.cov)]
-        if change < tol:
-            converged = True
-            break
-    if not converged:
-        warnings.warn(
-            f"fit_hyperparameters did not converge in max_iter = {max_iter} iterations: the last "
-            f"change max(|d ln alpha|, |d ln beta|) was {change:.3g} > tol = {tol:g} "
-            f"(alpha = {R.mean:.6g}, beta = {S.mean:.6g}). Increase max_iter or tol.",
-            HyperparameterConvergenceWarning,
-            stacklevel=2,
-        )
-    arr = {key: np.asarray(val, dtype=float) for key, val in rec.items()}
+        return ReestimationStep(new=(R.mean, S.mean), record=record)
+
+    run = reestimate(update, (R.mean, S.mean), tol, max_iter, name="fit_hyperparameters")
+    col, last = run.column, run.history[-1]
     return HyperparameterRun(
-        alpha=arr["alpha"], beta=arr["beta"], bound=arr["bound"], bound_after_update=arr["after"],
-        bound_q=arr["bound_q"], kl=arr["kl"], log_evidence=arr["logev"], means=arr["m"],
-        covs=arr["C"], R=R, S=S, prior=prior, family=family, converged=converged,
-        tol_reached=float(change), notes=tuple(_diagnose(post, prior, ww, ed)),
+        alpha=col("alpha"), beta=col("beta"), bound=col("bound"), bound_after_update=col("after"),
+        bound_q=col("bound_q"), kl=col("kl"), log_evidence=col("logev"), means=col("m"),
+        covs=col("C"), R=R, S=S, prior=prior, family=family, converged=run.converged,
+        tol_reached=run.tol_reached, notes=tuple(_diagnose(post, prior, last["ww"], last["ed"])),
     )

@@ -25,6 +25,7 @@ from scipy import optimize
 from ..core import validation as check
 from . import toy_objective
 from ..core.gaussian import CovarianceFamily, GaussianFactor
+from .laplace import LaplaceFit, laplace_fit
 
 
 #: up to this many parameters, BFGS + gradient polish; above, L-BFGS-B
@@ -219,8 +220,6 @@ def finish_lbfgs(fun, fam: CovarianceFamily, theta, g, tol: float):
 
 def _checked_laplace(laplace, post):
     """``laplace`` if it is a Laplace fit of a posterior of ``post``'s dimension (or None)."""
-    from .laplace import LaplaceFit
-
     if laplace is None:
         return None
     if not isinstance(laplace, LaplaceFit) or np.shape(laplace.mean) != (post.dim,):
@@ -235,8 +234,6 @@ def _starts(post, fam: CovarianceFamily, init, laplace=None):
     The caller's pairs, else a narrow Gaussian at a mode (variances 1/H_ii) of ``laplace``
     (a :class:`~ensemble_lib.inference.laplace.LaplaceFit`; searched for if None).
     """
-    from .laplace import laplace_fit
-
     if init is not None:
         return [tuple(np.asarray(a, float) for a in pair) for pair in init], None
     lap = laplace_fit(post, compute_kl=False) if laplace is None else laplace
@@ -410,8 +407,6 @@ def kl_fit(
     fam = CovarianceFamily.make(family, post.dim, rank)
     laplace = _checked_laplace(laplace, post)
     if init is None and laplace is None:
-        from .laplace import laplace_fit
-
         laplace = laplace_fit(post, compute_kl=False)  # one mode search for every default start
     if symmetric is None:
         symmetric = type(post).__name__ == "ToyPosterior"

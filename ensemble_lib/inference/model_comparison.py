@@ -67,11 +67,14 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+from scipy import optimize
 
 from ..core import validation as check
 from ..models.linear import LinearGaussianPosterior
 from ..models.posterior import Expectation, RegressionPosterior
 from ..core.gaussian import GaussianFactor
+from .ard import check_classes
+from .hyperparameters import GammaHyperprior
 
 #: default width of the flat prior over ln α and over ln β: the library's precision range
 DEFAULT_LOG_WIDTH = math.log(check.PRECISION_RANGE[1] / check.PRECISION_RANGE[0])
@@ -138,8 +141,6 @@ def model_log_evidence(run, log_alpha_width: float = DEFAULT_LOG_WIDTH,
         log_pa = np.full(sa.size, -math.log(wa))
         log_pb = -math.log(wb)
     else:
-        from .hyperparameters import GammaHyperprior
-
         if not isinstance(prior, GammaHyperprior):
             raise ValueError(f"prior must be a GammaHyperprior or None, got {type(prior).__name__}")
         alphas = np.atleast_1d(getattr(run.final, "alphas", getattr(run.final, "alpha", None)))
@@ -198,10 +199,6 @@ def exact_log_evidence(post, prior, half_width: float = 8.0, n_grid: int = 161) 
     precision range; the integrand is smooth and decays on both sides, where the rule converges
     geometrically). The reference the lesson compares eq. (30) and the bound F* with.
     """
-    from scipy import optimize
-
-    from .hyperparameters import GammaHyperprior
-
     post = check.posterior("post", post)
     if not isinstance(prior, GammaHyperprior):
         raise ValueError(f"prior must be a GammaHyperprior, got {type(prior).__name__}")
@@ -413,8 +410,6 @@ def mode_sensitivities(state, classes=None) -> np.ndarray:
     C = np.asarray(state.cov, dtype=float)
     k = w.size
     if hasattr(state, "alphas"):
-        from .ard import check_classes
-
         if classes is None:
             raise ValueError("classes must be given with a ClassEvidenceState (the partition of its alphas)")
         classes = check_classes(classes, k)

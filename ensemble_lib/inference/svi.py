@@ -54,6 +54,7 @@ from ..core import validation as check
 from ..models.erf_network import sigma, sigma_prime
 from ..core.gaussian import CovarianceFamily, diag_positions, tril_positions
 from ..models.toy import ToyPosterior
+from .laplace import laplace_fit
 
 #: Covariance families the SVI loop supports.
 SVI_FAMILIES = ("full", "diagonal")
@@ -240,8 +241,6 @@ def step_sizes(step_size: float, schedule: str, n_iter: int, tau: float = 100.0,
 
 def default_start(post, fam: CovarianceFamily) -> tuple[np.ndarray, np.ndarray]:
     """The start :func:`~ensemble_lib.kl_fit.kl_fit` also uses: the Laplace mode, variances 1/H_ii."""
-    from .laplace import laplace_fit
-
     return laplace_fit(post, compute_kl=False).diagonal_start()
 
 

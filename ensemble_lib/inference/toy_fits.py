@@ -23,7 +23,7 @@ from ..core import validation as check
 from ..models.erf_network import TOY_U_TRUE
 from ..models.toy import ToyPosterior
 from ..core.gaussian import CovarianceFamily
-from .kl_fit import KLFit, centred_fit_start, fit_from_starts, start_thetas
+from .kl_fit import KLFit, centred_fit_start, fit_from_starts, kl_objective, start_thetas
 from .laplace import LaplaceFit, laplace_fit
 
 #: a mean within this many of Q's standard deviations of the origin is "centred" (a fit from the
@@ -264,8 +264,6 @@ def _centred_cannot_win(post, fam, mode_start, centred_end, sign) -> bool:
     start no better than this solution's neighbourhood) ends above the mode run and loses: the
     selection is the same without it. The sweep tests check this against the cold path.
     """
-    from .kl_fit import kl_objective
-
     th = centred_end * (_mirror_signs(fam.name, centred_end.size) if sign < 0 else 1.0)
     f_m = kl_objective(post, fam, mode_start)[0]
     f_c, g = kl_objective(post, fam, th)

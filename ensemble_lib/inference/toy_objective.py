@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import optimize
 from scipy.special import erf
 
 from ..models.erf_network import SQRT_2_OVER_PI
@@ -200,8 +201,6 @@ def toy_centred_fit(post: ToyPosterior, fam: CovarianceFamily, start_cov, gtol: 
     minimised in closed form (:func:`_centred_profile`) and scipy's BFGS descends in ln ℓ from
     ``ℓ = √start_cov_uu`` with the exact derivative.
     """
-    from scipy import optimize
-
     correlated = fam.name == "full"
     res = optimize.minimize(lambda t: _centred_profile(post, float(t[0]), correlated)[:2],
                             np.array([0.5 * math.log(float(start_cov[0][0]))]), jac=True,
