@@ -9,8 +9,12 @@
 #                 that no floor was lifted. CI runs it after `make test` (not part of make test)
 #   make fuzz     the property-based fuzz of the toy with 1000 examples (make test runs 40); CI runs it
 #   make figures  regenerate every file in figures/
-#   make student  student copies of the lessons, each exercise solution replaced by an empty answer
-#                 cell, in build/student/ (STUDENT_DIR=...): notebooks/ and figures/
+#   make student  student copies of the lessons in build/student/ (STUDENT_DIR=...): notebooks/ and
+#                 figures/; lessons in the exercise format go through otter assign (answer cells and
+#                 grader.check, no solutions) and get an autograder in autograder/; the others have
+#                 each solution replaced by an empty answer cell
+#   make grade    grade a folder of submitted student copies into a CSV of scores (otter, offline,
+#                 no Docker): make grade SUBMISSIONS=dir [SCORES=scores.csv]
 #   make app      serve the lessons as apps with Voila (no code, no solutions); prints the learning
 #                 path's URL, behind a token as `make lab` is (JUPYTER_TOKEN's, or a generated one)
 #   make bench    run the benchmarks and write a dated report to benchmarks/results/, with the last
@@ -35,13 +39,13 @@ ARTIFACTS := test-artifacts
 # `make test-lowest`'s environment: every direct dependency at the lowest version pyproject.toml allows
 LOWEST := .venv-lowest
 
-.PHONY: setup lab test test-lowest student fuzz browser-deps figures app bench clean
+.PHONY: setup lab test test-lowest student grade fuzz browser-deps figures app bench clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[lab,test,reference]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[lab,test,reference,exercises]'
 	touch $(STAMP)
 
 # rooted at the repository (not notebooks/) so the notebooks' ../figures/ links resolve
@@ -96,7 +100,7 @@ $(LOWEST)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(LOWEST)
 	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check 'uv>=0.5'
 	$(LOWEST)/bin/uv pip install --quiet --python $(LOWEST)/bin/python --resolution lowest-direct \
-	  -e '.[lab,test,reference]'
+	  -e '.[lab,test,reference,exercises]'
 	touch $@
 
 test-lowest: $(LOWEST)/.installed
@@ -127,10 +131,18 @@ browser-deps:
 figures: $(STAMP)
 	$(BIN)/python -m ensemble_lib.ui.figures
 
-# The lessons without their solutions (cells tagged `solution`), to hand out (build/ is git-ignored)
+# The lessons without their solutions (cells tagged `solution`), to hand out (build/ is git-ignored);
+# the lessons in the exercise format through otter assign, with their autograders in autograder/
 STUDENT_DIR ?= build/student
 student: $(STAMP)
 	$(BIN)/python -m ensemble_lib.ui.student_copies '$(STUDENT_DIR)'
+
+# A lecturer's grading: every submitted notebook under SUBMISSIONS run by `otter run` against the
+# autograders of `make student`, one CSV row of scores each (offline, no Docker)
+SCORES ?= scores.csv
+grade: $(STAMP)
+	@test -n '$(SUBMISSIONS)' || { echo "usage: make grade SUBMISSIONS=folder-of-notebooks [SCORES=scores.csv]"; exit 2; }
+	$(BIN)/python -m ensemble_lib.ui.grade '$(SUBMISSIONS)' --out '$(SCORES)' --autograders '$(STUDENT_DIR)/autograder'
 
 # Voila serves notebooks/ (its start page lists the lessons, nothing else of the repository) with
 # the settings in voila.json (--Voila.config_file_paths: the repository root, as the browser tests

@@ -1,11 +1,21 @@
-"""Student copies (``python -m ensemble_lib.ui.student_copies OUTDIR``) hold no solution and nothing else changed."""
+"""Student copies (``python -m ensemble_lib.ui.student_copies OUTDIR``, ``make student``) hold no solution.
+
+Lessons not yet in the exercise format are the lessons with each solution replaced by a stub and
+nothing else changed; lessons in the format are otter's student copies (answer cells with blanks,
+``grader.check``, no solution, no hidden test, no otter delimiter), which run top to bottom with
+blank answers with only the checks failing, and whose autograder scores a folder of submissions.
+"""
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbclient import NotebookClient
 
 from ensemble_lib.ui import student_copies as sc
 
@@ -23,9 +33,19 @@ def _code_lines(cells) -> set[str]:
     return {ln.strip() for c in cells for ln in "".join(c["source"]).splitlines() if ln.strip()}
 
 
-def test_student_copies_have_no_solution_code_and_are_otherwise_the_lessons(tmp_path, capsys):
-    sc.main([str(tmp_path)])
-    assert "solutions removed" in capsys.readouterr().out
+CONVERTED = sc.lesson_exercises()
+PILOT = "02_mackay_gaussian_mean_sigma.ipynb"
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    out = tmp_path_factory.mktemp("student")
+    sc.main([str(out)])
+    return out
+
+
+def test_student_copies_have_no_solution_code_and_are_otherwise_the_lessons(copies, capsys):
+    tmp_path = copies
     lessons = sorted(NB.glob("*.ipynb"))
     assert sorted(p.name for p in (tmp_path / "notebooks").iterdir()) == [p.name for p in lessons]
     assert (tmp_path / "figures" / "toy_fig2.png").read_bytes() == (ROOT / "figures" / "toy_fig2.png").read_bytes()
@@ -33,7 +53,6 @@ def test_student_copies_have_no_solution_code_and_are_otherwise_the_lessons(tmp_
     for path in lessons:
         original = json.loads(path.read_text(encoding="utf-8"))
         copy = json.loads((tmp_path / "notebooks" / path.name).read_text(encoding="utf-8"))
-        assert copy["metadata"] == original["metadata"] and len(copy["cells"]) == len(original["cells"])
         solutions = [c for c in original["cells"] if sc.is_solution(c)]
         n_solutions += len(solutions)
         # every line of solution code found nowhere else in the lesson (other cells, outputs) is gone
@@ -42,14 +61,18 @@ def test_student_copies_have_no_solution_code_and_are_otherwise_the_lessons(tmp_
         assert len(secret) >= len(solutions)
         leaked = [ln for ln in secret if _json_text(ln) in _json_text(copy)]
         assert not leaked, f"{path.name}: solution lines in the student copy: {leaked[:3]}"
+        assert "collapsed cell" not in _json_text(copy), f"{path.name}: the copy says solutions are in collapsed cells"
+        if path.name in CONVERTED:
+            continue  # otter's copy: test_otter_copies_* below
+        assert copy["metadata"] == original["metadata"] and len(copy["cells"]) == len(original["cells"])
         number = 0
         for before, after in zip(original["cells"], copy["cells"], strict=True):
             if sc.is_solution(before):
                 number += 1
                 assert after == {"id": before["id"], "cell_type": "code", "execution_count": None,
                                  "metadata": {}, "outputs": [], "source": f"# Your answer to exercise {number} here\n"}
-            else:
-                assert after == before
+            elif after != before:  # only the lesson-only spans of Markdown go
+                assert after == {**before, "source": sc.LESSON_ONLY.sub("", "".join(before["source"]))}
     assert n_solutions >= 4 * 5  # every lesson has at least four exercises with solutions
 
 
@@ -59,3 +82,87 @@ def test_student_copies_refuse_to_overwrite_the_lessons(tmp_path):
             sc.write_student_copies(outdir)
     with pytest.raises(ValueError, match="nb must be"):
         sc.scrub({"cells": None})
+
+
+def test_the_pilot_lesson_is_in_the_exercise_format():
+    assert PILOT in CONVERTED
+
+
+@pytest.mark.parametrize("name", sorted(CONVERTED))
+def test_otter_copies_have_checks_and_no_solution_hidden_test_or_otter_source(copies, name):
+    copy = json.loads((copies / "notebooks" / name).read_text(encoding="utf-8"))
+    text = json.dumps(copy, ensure_ascii=False)
+    for delimiter in ("BEGIN QUESTION", "BEGIN SOLUTION", "END SOLUTION", "BEGIN TESTS", "ASSIGNMENT CONFIG",
+                      "with solution("):
+        assert delimiter not in text, delimiter
+    checks = [c for c in copy["cells"] if "".join(c["source"]).strip().startswith("grader.check(")]
+    assert ["".join(c["source"]).strip() for c in checks] == [f'grader.check("{e.name}")' for e in CONVERTED[name]]
+    tests = copy["metadata"]["otter"]["tests"]
+    assert sorted(tests) == sorted(e.name for e in CONVERTED[name])
+    assert all(not case["hidden"] for t in tests.values() for s in t["suites"] for case in s["cases"])
+    assert (copies / "autograder" / name.replace(".ipynb", ".zip")).exists()
+
+
+def _run(path: Path) -> nbformat.NotebookNode:
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+                   ).execute()  # raises CellExecutionError on any error (a NameError in an answer cell)
+    return nb
+
+
+def test_the_pilot_student_copy_runs_top_to_bottom_with_blank_answers_and_only_the_checks_fail(copies):
+    nb = _run(copies / "notebooks" / PILOT)
+    for cell in nb.cells:
+        source = cell.source.strip()
+        outputs = json.dumps([dict(o) for o in cell.get("outputs", [])], ensure_ascii=False)
+        assert '"output_type": "error"' not in outputs
+        if source.startswith("grader.check("):
+            q = re.search(r'"(q\d+)"', source).group(1)
+            assert "not answered yet" in outputs and "passed" not in outputs.replace("not passed", ""), (q, outputs)
+
+
+def _answered(copy: dict, lesson: dict, exercises, wrong: dict[str, str]) -> dict:
+    """The student copy with each answer cell's blanks filled by the lesson's solution (and the
+    lines in ``wrong`` appended to the named exercises' answers)."""
+    spans = sc.exercise_cells(lesson, exercises)
+    solutions = ["".join(lesson["cells"][s]["source"]) for *_, s in spans]
+    answers = [c for c in copy["cells"] if "otter_answer_cell" in c["metadata"].get("tags", [])]
+    assert len(answers) == len(solutions)
+    for ex, cell, solution in zip(exercises, answers, solutions):
+        cell["source"] = "".join(cell["source"]) + "\n" + solution + "\n" + wrong.get(ex.name, "")
+    return copy
+
+
+def test_the_grading_command_scores_a_right_and_a_wrong_submission(copies, tmp_path):
+    from ensemble_lib.ui import grade
+
+    exercises = CONVERTED[PILOT]
+    lesson = json.loads((NB / PILOT).read_text(encoding="utf-8"))
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    blank = json.loads((copies / "notebooks" / PILOT).read_text(encoding="utf-8"))
+    right = _answered(json.loads(json.dumps(blank)), lesson, exercises, {})
+    wrong = _answered(json.loads(json.dumps(blank)), lesson, exercises,
+                      {"q2": "v_next = lambda v, N, S: (v + S) / (N + 1)\n", "q4": "var_ratio = 1 / var_ratio\n"})
+    (subs / "alice.ipynb").write_text(json.dumps(right), encoding="utf-8")
+    (subs / "bob-renamed.ipynb").write_text(json.dumps(wrong), encoding="utf-8")
+    out = tmp_path / "scores.csv"
+    assert grade.main([str(subs), "--out", str(out), "--autograders", str(copies / "autograder")]) == 0
+    rows = {r["submission"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
+    assert {k: rows["alice.ipynb"][k] for k in ("q1", "q2", "q3", "q4", "score", "possible")} == {
+        "q1": "1.0", "q2": "1.0", "q3": "1.0", "q4": "1.0", "score": "4.0", "possible": "4.0"}
+    assert {k: rows["bob-renamed.ipynb"][k] for k in ("q1", "q2", "q3", "q4", "score")} == {
+        "q1": "1.0", "q2": "0.0", "q3": "1.0", "q4": "0.0", "score": "2.0"}
+    assert rows["alice.ipynb"]["lesson"] == PILOT.removesuffix(".ipynb")
+
+
+def test_the_grading_command_names_what_is_wrong_with_its_input(tmp_path, capsys):
+    from ensemble_lib.ui import grade
+
+    with pytest.raises(SystemExit):
+        grade.main([str(tmp_path / "nowhere"), "--out", str(tmp_path / "s.csv")])
+    assert "SUBMISSIONS_DIR must be a folder" in capsys.readouterr().err
+    (tmp_path / "ag").mkdir()
+    (tmp_path / "x.ipynb").write_text("{}")
+    assert grade.main([str(tmp_path), "--out", str(tmp_path / "s.csv"), "--autograders", str(tmp_path / "ag")]) == 1
+    assert "x.ipynb is not a student copy" in capsys.readouterr().out
