@@ -34,8 +34,8 @@ JS_ERROR_OUTPUTS = r"""() => [...document.querySelectorAll('.jp-OutputArea-outpu
     .filter(t => /Traceback|\w+Error\b|Exception/.test(t))
     .map(t => t.slice(0, 400))"""
 
-#: (cells tagged `solution` on the page, code cells on the page): Voilà names a cell's tags in its classes
-JS_CODE_CELLS = """() => [document.querySelectorAll('.celltag_solution').length,
+#: (cells tagged `solution`, `answer` or `check` on the page, code cells on the page): Voilà names a cell's tags in its classes
+JS_CODE_CELLS = """() => [document.querySelectorAll('.celltag_solution, .celltag_answer, .celltag_check').length,
                           document.querySelectorAll('.jp-Cell.jp-CodeCell').length]"""
 
 #: the entries of Voilà's start page (a file browser rendered in the page)
@@ -45,7 +45,8 @@ JS_TREE_ENTRIES = """() => [...document.querySelectorAll('.jp-DirListing-itemTex
 
 def _code_cells_without_solutions(nb) -> int:
     cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
-    return sum(c["cell_type"] == "code" and "solution" not in c.get("metadata", {}).get("tags", [])
+    left_out = {"solution", "answer", "check"}  # voila.json's remove_cell_tags: exercises need code
+    return sum(c["cell_type"] == "code" and not left_out & set(c.get("metadata", {}).get("tags", []))
                for c in cells)
 
 
@@ -130,7 +131,7 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
             problems.append(f"controls/figures outside any FigurePanel: {stray}")
         solutions, code_cells = page.evaluate(JS_CODE_CELLS)
         if solutions or code_cells != _code_cells_without_solutions(nb):
-            problems.append(f"exercise solutions in the app: {solutions} cell(s) tagged solution, "
+            problems.append(f"exercise cells in the app: {solutions} cell(s) tagged solution, answer or check, "
                             f"{code_cells} code cells on the page for "
                             f"{_code_cells_without_solutions(nb)} non-solution code cells")
         problems += S.math_problems(page)
