@@ -73,3 +73,12 @@ def test_nbval_markers_are_cell_tags_not_comments_a_student_sees():
     lesson4 = json.loads((NB / "04_ensemble_learning_for_networks.ipynb").read_text())
     assert sum("nbval-check-output" in c.get("metadata", {}).get("tags", [])
                for c in lesson4["cells"]) == 9
+
+
+def test_the_learning_path_describes_each_main_figure_in_its_alt_text():
+    """The thumbnails' alt text says what the figure shows (not "main figure of lesson 01")."""
+    index = json.loads((NB / "00_learning_path.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in index["cells"] if c["cell_type"] == "markdown")
+    for lesson in LESSONS:
+        assert len(lesson.alt.split()) >= 8 and "main figure" not in lesson.alt, lesson.notebook
+        assert f"![{lesson.alt}](../figures/{lesson.figure})" in text, lesson.notebook
