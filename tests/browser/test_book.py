@@ -92,21 +92,26 @@ def _expected_images(nb_path: Path) -> int:
 
 
 JS_MATH = r"""async () => {
-  if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise) return {typeset: -1, problems: ['MathJax did not load']};
+  if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise)
+    return {typeset: -1, problems: ['MathJax did not load']};
   await MathJax.startup.promise;
   const out = [];
-  for (const e of document.querySelectorAll('mjx-merror')) out.push('MathJax error: ' + (e.getAttribute('data-mjx-error') || e.textContent).slice(0, 120));
+  for (const e of document.querySelectorAll('mjx-merror'))
+    out.push('MathJax error: ' + (e.getAttribute('data-mjx-error') || e.textContent).slice(0, 120));
   const article = document.querySelector('article') || document.body;
   const c = article.cloneNode(true);
-  c.querySelectorAll('mjx-container, script, code, pre, style, .highlight, .cell_input, .output').forEach(x => x.remove());
+  c.querySelectorAll('mjx-container, script, code, pre, style, .highlight, .cell_input, .output')
+    .forEach(x => x.remove());
   const t = c.textContent || '';
-  const m = t.match(/\$\$[\s\S]+?\$\$|\$[^$\n]+\$|\\\(|\\\[|\\(frac|mathrm|mathcal|mathbf|sum|int|ln|alpha|beta|sigma)\b/);
+  const m = t.match(
+    /\$\$[\s\S]+?\$\$|\$[^$\n]+\$|\\\(|\\\[|\\(frac|mathrm|mathcal|mathbf|sum|int|ln|alpha|beta|sigma)\b/);
   if (m) out.push('raw TeX on the page: ' + JSON.stringify(m[0].slice(0, 80)));
   return {typeset: document.querySelectorAll('mjx-container').length, problems: out};
 }"""
 
 JS_IMAGES = r"""() => [...document.querySelectorAll('article img')].map(i => ({
-  src: (i.getAttribute('src') || '').slice(0, 80), ok: i.complete && i.naturalWidth > 0, alt: i.getAttribute('alt') || '',
+  src: (i.getAttribute('src') || '').slice(0, 80), ok: i.complete && i.naturalWidth > 0,
+  alt: i.getAttribute('alt') || '',
   widget: !!i.closest('.widget-image, .jupyter-widgets') || i.classList.contains('widget-image')}))"""
 
 
