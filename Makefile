@@ -8,6 +8,9 @@
 #                 declares (Python's floor, every dependency at its floor), in .venv-lowest; checks
 #                 that no floor was lifted. CI runs it after `make test` (not part of make test)
 #   make fuzz     the property-based fuzz of the toy with 1000 examples (make test runs 40); CI runs it
+#   make book     the static book of the learning path and every lesson, from the stored notebooks
+#                 (no re-execution), in build/book/html/ (open index.html; reading it needs no network).
+#                 REPOSITORY_URL=https://github.com/... adds Binder and Colab launch buttons
 #   make figures  regenerate every file in figures/
 #   make student  student copies of the lessons in build/student/ (STUDENT_DIR=...): notebooks/ and
 #                 figures/; lessons in the exercise format go through otter assign (answer cells and
@@ -39,13 +42,13 @@ ARTIFACTS := test-artifacts
 # `make test-lowest`'s environment: every direct dependency at the lowest version pyproject.toml allows
 LOWEST := .venv-lowest
 
-.PHONY: setup lab test test-lowest student grade fuzz browser-deps figures app bench clean
+.PHONY: setup lab test test-lowest student grade fuzz browser-deps figures book app bench clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[lab,test,reference,exercises]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[lab,test,reference,exercises,book]'
 	touch $(STAMP)
 
 # rooted at the repository (not notebooks/) so the notebooks' ../figures/ links resolve
@@ -75,8 +78,10 @@ test: $(STAMP) browser-deps
 	  $(BIN)/python -m pytest -m "not browser" -n $(TEST_JOBS) --dist loadfile --durations=25 \
 	  > $(ARTIFACTS)/library-tests.log 2>&1 & library=$$!; \
 	trap 'kill $$library 2>/dev/null; exit 130' INT TERM; \
+	echo "== the book (build/book/html), opened by the browser suite"; \
+	$(BIN)/python book/build.py || failed="$$failed book"; \
 	echo "== browser tests"; \
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BOOK_HTML=$(BOOK_HTML) \
 	  $(BIN)/python -m pytest tests/browser --durations=15 || failed="$$failed browser"; \
 	echo "== library and notebook tests ($(ARTIFACTS)/library-tests.log)"; \
 	wait $$library || failed="$$failed library/notebooks"; \
@@ -100,7 +105,7 @@ $(LOWEST)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(LOWEST)
 	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check 'uv>=0.5'
 	$(LOWEST)/bin/uv pip install --quiet --python $(LOWEST)/bin/python --resolution lowest-direct \
-	  -e '.[lab,test,reference,exercises]'
+	  -e '.[lab,test,reference,exercises,book]'
 	touch $@
 
 test-lowest: $(LOWEST)/.installed
@@ -130,6 +135,16 @@ browser-deps:
 
 figures: $(STAMP)
 	$(BIN)/python -m ensemble_lib.ui.figures
+
+# The static book (book/build.py says what it does): Sphinx + myst-nb + sphinx-book-theme over the
+# stored notebooks, docs/equations.md and references.bib, into $(BOOK_HTML). MathJax, require.js and the
+# widget manager are fetched once from the npm registry (pinned, hash-checked) into build/book-vendor/;
+# with that cache the build needs no network, and reading the book never does.
+# REPOSITORY_URL (unset: none) is the one setting for the Binder / Colab launch buttons.
+BOOK_HTML := build/book/html
+REPOSITORY_URL ?=
+book: $(STAMP)
+	REPOSITORY_URL='$(REPOSITORY_URL)' $(BIN)/python book/build.py
 
 # The lessons without their solutions (cells tagged `solution`), to hand out (build/ is git-ignored);
 # the lessons in the exercise format through otter assign, with their autograders in autograder/

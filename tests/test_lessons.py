@@ -95,3 +95,10 @@ def test_every_lesson_record_names_its_module_and_the_panels_it_defines():
             assert issubclass(cls, FigurePanel) and cls.__name__ == name
             assert cls.__module__.startswith(mod.__name__), (name, cls.__module__)
 
+def test_the_learning_path_describes_each_main_figure_in_its_alt_text():
+    """The thumbnails' alt text says what the figure shows (not "main figure of lesson 01")."""
+    index = json.loads((NB / "00_learning_path.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in index["cells"] if c["cell_type"] == "markdown")
+    for lesson in LESSONS:
+        assert len(lesson.alt.split()) >= 8 and "main figure" not in lesson.alt, lesson.notebook
+        assert f"![{lesson.alt}](../figures/{lesson.figure})" in text, lesson.notebook

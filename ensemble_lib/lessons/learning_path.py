@@ -20,6 +20,7 @@ class Lesson:
     teaches: str
     read: str  # what to read in the papers first
     figure: str  # main figure, in figures/
+    alt: str  # what the main figure shows, for a reader who cannot see it (its alt text)
     module: str = ""  # the lesson module (or package) under ensemble_lib.lessons
     panels: tuple[str, ...] = ()  # names of the FigurePanel subclasses it defines
 
@@ -32,6 +33,8 @@ LESSONS = [
         "factor and full Gaussians minimising KL(Q‖P); Fig. 2 and a KL table over many data sets",
         "Barber & Bishop (1998) §1.1–2.1 and Fig. 2",
         "toy_fig2.png",
+        "Fig. 2 reproduced: contours of the two-weight toy posterior's curved ridge with Laplace's "
+        "Gaussian pointing out of it and the diagonal and full KL-fitted Gaussians lying inside it",
         module="toy_posterior",
         panels=('ToyExplorer',),
     ),
@@ -42,6 +45,8 @@ LESSONS = [
         "marginal, and MacKay's Q_μ Q_σ iterations converging to S/(N−1)",
         "MacKay (1995), ensemble learning example, §2–3",
         "mackay_fig1a.png",
+        "The likelihood of a Gaussian's mean and sigma peaking at sigma_N, beside the evidence for sigma "
+        "peaking at the larger sigma_(N-1)",
         module="mean_sigma",
         panels=('EnsemblePanel',),
     ),
@@ -52,6 +57,8 @@ LESSONS = [
         "updates vs MacKay's evidence re-estimation vs the exact maximiser",
         "Barber & Bishop §2 (eqs 15–16), §2.2 (eqs 27–38); MacKay (1995) 'Probable networks' §3",
         "bound_fig1.png",
+        "ln P(D) split into the bound F[Q] and KL(Q||P) for a family of Gaussians Q: the bound rises as "
+        "the KL falls, their sum constant",
         module="bound",
         panels=('BoundPanel', 'HyperIterationPanel'),
     ),
@@ -62,6 +69,8 @@ LESSONS = [
         "covariance, predictions with error bars, and the Boston Table 1",
         "Barber & Bishop §2.1 (eqs 17–26), §2.2–2.3, Appendix A; MacKay 'Probable networks' §3–5",
         "network_1d_demo.png",
+        "A one-input network's predictions with error bars: the ensemble's and Laplace's bands over the "
+        "data, with Hamiltonian Monte Carlo's band for reference",
         module="networks",
         panels=('Network1DPanel',),
     ),
@@ -72,6 +81,8 @@ LESSONS = [
         "the noise floor and why the step size must decay",
         "Barber & Bishop §2–2.1 (the objective); any ADVI / SVI tutorial for contrast",
         "svi_kl_vs_iteration.png",
+        "KL(Q||P) against iteration: the exact-quadrature fit falling smoothly to its optimum, stochastic"
+        " VI stalling at a noise floor above it unless its step size decays",
         module="stochastic_vi",
         panels=('SVIExplorer',),
     ),
@@ -83,6 +94,8 @@ LESSONS = [
         "committees of optima; priors over functions",
         "MacKay 'Probable networks' §1.5–1.8, §3.2, §4–8; Barber & Bishop §2.2",
         "model_size.png",
+        "The evidence and the bound against the number of hidden units H, for Boston and diabetes "
+        "networks, beside their test errors",
         module="model_choice",
         panels=('NoiseInputsPanel', 'PriorFunctionsPanel'),
     ),
@@ -93,6 +106,8 @@ LESSONS = [
         "the mirror mode, what K > 2 buys along the banana, and the entropy by quadrature vs a lower bound",
         "Barber & Bishop §3 (eq. 39); Kolchinsky & Tracey (2017) for the entropy bound",
         "mixture_fits.png",
+        "Mixtures of K = 1 to 4 Gaussians fitted to the toy's two curved modes: one Gaussian covers one "
+        "mode, two cover both, more follow the banana",
         module="mixture",
         panels=('MixtureExplorer',),
     ),
