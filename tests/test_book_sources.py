@@ -88,7 +88,7 @@ def test_the_book_reads_offline_every_script_it_names_is_vendored():
 
 def test_the_book_extra_is_installed_by_make_and_listed_in_environment_yml():
     makefile = (ROOT / "Makefile").read_text()
-    assert "'.[lab,test,reference,book]'" in makefile
+    assert "'.[lab,test,reference,exercises,book]'" in makefile
     assert re.search(r"^book: ", makefile, re.M) and "BOOK_HTML=$(BOOK_HTML)" in makefile
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["book"]
     env = (ROOT / "environment.yml").read_text()
