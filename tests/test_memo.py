@@ -71,6 +71,18 @@ def test_an_error_is_not_kept_and_the_next_call_computes_again():
     assert memo.get("k", f) == [1] and f.calls == 1
 
 
+def test_find_never_computes_and_put_keeps_a_value_as_the_most_recently_used():
+    memo, f = LRUMemo(2), Counter()
+    assert memo.find("a") is None and memo.find("a", 0) == 0 and len(memo) == 0
+    value = memo.put("a", [1])
+    memo.put("b", [2])
+    assert memo.find("a") is value  # "a" is now the most recently used: "b" goes next
+    memo.put("c", [3])
+    assert memo.keys() == ["a", "c"] and memo.get("a", f) is value and f.calls == 0
+    replaced = memo.put("c", [4])
+    assert memo.find("c") is replaced and len(memo) == 2
+
+
 def test_maxsize_zero_keeps_nothing():
     memo, f = LRUMemo(0), Counter()
     a, b = memo.get("k", f), memo.get("k", f)

@@ -62,8 +62,23 @@ class LRUMemo:
             self.hits += 1
             return value
         self.misses += 1
-        value = compute()
+        return self.put(key, compute())
+
+    def find(self, key: Hashable, default: Any = None) -> Any:
+        """The value kept for ``key`` (made the most recently used), or ``default``: a look-up that
+        never computes (e.g. a streaming step that shows a kept value at once, else fills in)."""
+        try:
+            value = self._values[key]
+        except KeyError:
+            return default
+        self._values.move_to_end(key)
+        self.hits += 1
+        return value
+
+    def put(self, key: Hashable, value: Any) -> Any:
+        """Keep ``value`` for ``key`` (replacing any, as the most recently used); return it."""
         self._values[key] = value
+        self._values.move_to_end(key)
         while len(self._values) > self.maxsize:
             self._values.popitem(last=False)
         return value

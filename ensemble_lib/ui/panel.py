@@ -348,9 +348,9 @@ class FigurePanel(LiveUpdates):
         depends on); the least recently used entry goes first; an exception from ``compute``
         propagates and nothing is kept.
         """
-        memo = self.__dict__.get("_memo")
+        memo = self.__dict__.get("_states_memo")
         if memo is None:
-            memo = self._memo = LRUMemo(self.MEMO_SIZE)
+            memo = self._states_memo = LRUMemo(self.MEMO_SIZE)
         return memo.get(key, compute)
 
     def set_values(self, values: dict, update: bool = True):
