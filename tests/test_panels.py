@@ -21,6 +21,7 @@ import importlib
 import io
 import math
 import pkgutil
+import re
 from pathlib import Path
 
 import ipywidgets as w
@@ -94,6 +95,12 @@ SPEC = {
 }
 
 _BUILT: dict = {}
+#: per registered panel, what it showed when built: (values, ranges of its sliders, image, readout)
+_FRESH: dict = {}
+
+
+def _ranges(p) -> dict:
+    return {k: (c.min, c.max) for k, c in p.controls.items() if hasattr(c, "min")}
 
 
 def _get(name: str) -> FigurePanel:
@@ -102,6 +109,7 @@ def _get(name: str) -> FigurePanel:
         p = PANELS[name][0]()
         p.update()
         _BUILT[name] = (p, p.values())
+        _FRESH[name] = (p.values(), _ranges(p), p.image.value, p.readout.value)
     p, start = _BUILT[name]
     for key, value in start.items():  # one by one, in order, so that linked controls follow
         if p.controls[key].value != value:
@@ -183,7 +191,8 @@ def test_a_built_panel_shows_its_controls_figure_readout_and_status(panel):
     assert kids[-4:] == (panel.image, panel.readout, panel.status, panel._css)
     assert panel._css.layout.display == "none" and panel._css.value.startswith("<style>")
     shown = [c.children[0] if "panel-slider" in c._dom_classes else c for row in kids[:-4] for c in row.children]
-    assert shown == list(panel.controls.values())
+    assert shown == [*panel.controls.values(), panel.reset_button]  # the Reset button after the last control
+    assert "panel-reset" in panel.reset_button._dom_classes and panel.reset_button.description == "Reset"
     for name, box in panel.boxes.items():  # each numeric slider with its value box beside it
         assert box.value == FigurePanel._formatted(panel.controls[name])
     img = Image.open(io.BytesIO(panel.image.value))
@@ -293,6 +302,90 @@ def test_hold_coalesces_many_changes_into_one_update(panel):
         assert panel.n_updates == n0
     assert panel.n_updates == n0 + 1 and panel.last_error is None
     assert all(panel.controls[name].value == value for name, value in dict(moves).items())
+
+
+def _untimed(text: str) -> str:
+    """``text`` with its times (``115 ms``) blanked: they differ between two runs of one step."""
+    return re.sub(r"\d+(\.\d+)? ?(ms|s)\b", "… ms", text)
+
+
+def _other_value(ctl, value):
+    """A valid value of ``ctl`` other than ``value`` (a slider's nearer end's other one)."""
+    return next(v for v in reversed(_choices(ctl)) if v != value)
+
+
+def test_reset_returns_every_control_and_the_image_to_a_fresh_panel(panel):
+    """Every control moved (the lesson's moves, then any control they left alone to another valid
+    value), then the Reset button: the values, the sliders' ranges, the image's bytes and the
+    readout are the ones the panel showed when it was built, after one update."""
+    name = type(panel).__name__
+    values, ranges, image, readout = _FRESH[name]
+    for control, value in _spec(panel)["moves"]:
+        panel.controls[control].value = value
+    for control, ctl in panel.controls.items():
+        if panel.values()[control] == values[control] and not ctl.disabled:
+            ctl.value = _other_value(ctl, values[control])
+    assert panel.last_error is None, panel.last_error
+    moved = panel.values()
+    assert moved != values and panel.image.value != image
+    n0 = panel.n_updates
+    panel.reset_button.click()
+    assert panel.n_updates == n0 + 1 and panel.last_error is None and panel.status.value == ""
+    assert panel.values() == values == panel.start_values
+    assert {k: c.value for k, c in panel.controls.items()} == values
+    assert _ranges(panel) == ranges
+    assert panel.image.value == image  # the same bytes as the fresh panel's
+    assert _untimed(panel.readout.value) == _untimed(readout)  # (lesson 5's readout shows run times)
+    assert all(box.value == FigurePanel._formatted(panel.controls[k]) for k, box in panel.boxes.items())
+
+
+def test_reset_inside_a_hold_waits_for_its_end():
+    p = _Pair()
+    p.update()
+    p.controls["x"].value = 5
+    n0 = p.n_updates
+    with p.hold():
+        assert p.reset() is None and p.n_updates == n0
+        assert p.values() == {"x": 0, "y": 0}
+    assert p.n_updates == n0 + 1 and p.state == _XY(0, 0) and p.links == [("x", 5)]
+
+
+class _OffGrid(FigurePanel):
+    """One float slider on a 0.1 grid, starting off it (at 0.123, as lesson 3's snap starts)."""
+
+    def __init__(self):
+        fig, ax = new_figure(2.0, 2.0)
+        (self.line,) = ax.plot([0, 1], [0, 0])
+        super().__init__({"x": self.slider("x", 0.123, 0.0, 1.0, step=0.1)}, fig)
+
+    def compute(self, x):
+        return _XY(x)
+
+    def draw(self, s):
+        self.line.set_ydata([0, s.x])
+
+
+def test_reset_restores_the_exact_start_value_of_a_slider_the_front_end_moved():
+    """The start value is restored exactly, not the grid point the front end shows it at."""
+    p = _OffGrid()
+    p.update()
+    p.controls["x"].set_state({"value": 0.1})  # the front end shows 0.123 at its grid point: no move
+    assert p.values() == {"x": 0.123}
+    p.controls["x"].set_state({"value": 0.5})  # a drag
+    assert p.values() == {"x": 0.5} and p.state == _XY(0.5)
+    p.reset()
+    assert p.values() == p.start_values == {"x": 0.123} and p.state == _XY(0.123)
+
+
+def test_set_values_sets_several_controls_with_one_update_and_refuses_unknown_names():
+    p = _Pair()
+    p.update()
+    n0 = p.n_updates
+    assert p.set_values({"x": 2, "y": 7}) == _XY(2, 7)
+    assert p.n_updates == n0 + 1 and p.links == []
+    assert p.set_values({"x": 1}, update=False) is None and p.n_updates == n0 + 1
+    with pytest.raises(ValueError, match="values must name controls"):
+        p.set_values({"z": 1})
 
 
 @pytest.mark.parametrize("name", [n for n, (cls, _) in PANELS.items() if cls.blit])

@@ -167,7 +167,9 @@ def update_bound_bars(ax, arts: dict, log_evidence: float, entries: dict, set_yl
     return rng
 
 
-def _bound_controls(extent) -> dict:
+def _bound_controls(extent, start: dict) -> dict:
+    """The bound panel's controls, the sliders at ``start`` (:func:`sliders_from_gaussian`), Q snapped to
+    the full-KL fit: where the panel opens, and where its "Reset" button puts it back."""
     u0, u1, v0, v1 = (float(e) for e in extent)
     sd_lo, sd_hi = 10.0 ** LOG10_SD_RANGE[0], 10.0 ** LOG10_SD_RANGE[1]
 
@@ -175,14 +177,14 @@ def _bound_controls(extent) -> dict:
         return FigurePanel.slider(*args, readout_format=".3f", **kw)
 
     return {
-        "mean_u": slider("mean of u", 0.0, u0, u1, step=0.005),
-        "mean_v": slider("mean of v", 0.0, v0, v1, step=0.01),
-        "sd_u": slider("s.d. of u", 0.1, sd_lo, sd_hi, step=0.02, log=True),
-        "sd_v": slider("s.d. of v", 0.5, sd_lo, sd_hi, step=0.02, log=True),
-        "rho": slider("correlation ρ", 0.0, -RHO_MAX, RHO_MAX, step=0.001),
+        "mean_u": slider("mean of u", start["mean_u"], u0, u1, step=0.005),
+        "mean_v": slider("mean of v", start["mean_v"], v0, v1, step=0.01),
+        "sd_u": slider("s.d. of u", start["sd_u"], sd_lo, sd_hi, step=0.02, log=True),
+        "sd_v": slider("s.d. of v", start["sd_v"], sd_lo, sd_hi, step=0.02, log=True),
+        "rho": slider("correlation ρ", start["rho"], -RHO_MAX, RHO_MAX, step=0.001),
         "snap": w.Dropdown(options=[("custom (sliders)", "custom"), ("Laplace", "laplace"),
                                     ("KL, diagonal", "diagonal"), ("KL, full", "full")],
-                           value="custom", description="snap Q to", style={"description_width": "initial"}),
+                           value="full", description="snap Q to", style={"description_width": "initial"}),
     }
 
 
@@ -222,9 +224,10 @@ class BoundPanel(FigurePanel):
         ax.set_title("posterior P(w | D) and Q")
         self.references = {key: getattr(self.fits, key).bound for key in ("laplace", "diagonal", "full")}
         self._bars = plot_bound_bars(bx, self.post.log_evidence, {**self.references, "your Q": self.references["full"]})
-        controls = _bound_controls((grid.u[0], grid.u[-1], grid.v[0], grid.v[-1]))
+        # Q starts snapped to the full-KL fit (the machine's reset returns there)
+        start = sliders_from_gaussian(self.fits.full.mean, self.fits.full.cov)
+        controls = _bound_controls((grid.u[0], grid.u[-1], grid.v[0], grid.v[-1]), start)
         super().__init__(controls, fig, columns=3)
-        self.snap("full", update=False)
 
     def animated_artists(self) -> list:
         """Q's ellipses and the bars. The bar chart's range follows F[Q] in nice steps
@@ -238,11 +241,7 @@ class BoundPanel(FigurePanel):
         if name not in ("laplace", "diagonal", "full"):
             raise ValueError(f"name must be 'laplace', 'diagonal' or 'full', got {name!r}")
         fit = getattr(self.fits, name)
-        with self.hold(update=False):
-            for key, val in sliders_from_gaussian(fit.mean, fit.cov).items():
-                self.controls[key].value = val
-            self.controls["snap"].value = name
-        return self.update() if update else None
+        return self.set_values({**sliders_from_gaussian(fit.mean, fit.cov), "snap": name}, update=update)
 
     def link_controls(self, name: str, value) -> None:
         """The ``snap`` selector moves the sliders to its solution; a moved slider makes Q "custom"."""
@@ -432,6 +431,8 @@ class HyperIterationPanel(FigurePanel):
     """
 
     dpi = _PANEL_DPI
+    #: the posterior grids kept (:meth:`memo`): every iteration of both runs
+    MEMO_SIZE = 256
     #: the left plot's frame, ticks and labels are drawn once (fixed extent); the rest each step
     blit = True
     #: filled contours: JPEG encodes several times faster than PNG, in fewer bytes
@@ -447,7 +448,6 @@ class HyperIterationPanel(FigurePanel):
         self.extent = (-exts[1], exts[1], -exts[3], exts[3])
         fig, (ax, bx) = new_figure(9.0, 3.6, ncols=2)
         self.ax, self.bx = ax, bx
-        self._grids = {}
         self._contours = []
         self._gauss = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), color=COLORS["full"])
         self._title = ax.set_title(" ")
@@ -489,11 +489,10 @@ class HyperIterationPanel(FigurePanel):
             raise ValueError(f"method must be 'ensemble' or 'evidence', got {method!r}")
         run = self.comp.ensemble if method == "ensemble" else self.comp.evidence
         i = min(check.integer("iteration", iteration, low=0), run.n_iter - 1)
-        key = (method, i)
-        if key not in self._grids:  # memoised: a revisited iteration costs only the redraw
-            post = self.comp.posterior.with_hyperparameters(alpha=run.alpha[i], beta=run.beta[i])
-            self._grids[key] = post.grid(n=71, extent=self.extent)
-        return IterationState(method, i, run, self._grids[key], float(run.alpha[i]), float(run.beta[i]),
+        # memoised (FigurePanel.memo): a revisited iteration costs only the redraw
+        grid = self.memo((method, i), lambda: self.comp.posterior.with_hyperparameters(
+            alpha=run.alpha[i], beta=run.beta[i]).grid(n=71, extent=self.extent))
+        return IterationState(method, i, run, grid, float(run.alpha[i]), float(run.beta[i]),
                               run.means[i], run.covs[i])
 
     def draw(self, s: IterationState) -> None:

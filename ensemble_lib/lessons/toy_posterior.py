@@ -259,24 +259,21 @@ class ToyExplorer(FigurePanel):
         hu, hv = 1.04 * nice_ceiling(max(-u0, u1)), 1.04 * nice_ceiling(max(-v0, v1))
         return -hu, hu, -hv, hv
 
-    #: settings remembered (a drag back and forth, a rank toggle, costs only the redraw)
-    MEMO_SIZE = 256
+    #: settings remembered (:meth:`memo`: a drag back and forth, a rank toggle, costs only the
+    #: redraw): the fits of 256 settings and the posteriors of their data sets
+    MEMO_SIZE = 512
 
     def compute(self, alpha, noise_sd, n, seed, rank):
         data_key = repr((alpha, noise_sd, n, seed))  # exactly these values (2 and 2.5 differ)
-        key = (data_key, repr(rank))
-        memo = self.__dict__.setdefault("_memo", {})
-        if key in memo:
-            self._previous = memo[key]
-            return memo[key]
-        posts = {k[0]: f.posterior for k, f in memo.items()}  # one posterior object per data set
-        post = posts.get(data_key) or make_posterior(seed, alpha, noise_sd, n)
-        # warm-started from the last step's fits (same result as a cold fit: fit_all's guard)
-        fits = memo[key] = fit_all(post, rank=rank, previous=self.__dict__.get("_previous"))
-        self._previous = fits
-        while len(memo) > self.MEMO_SIZE:
-            memo.pop(next(iter(memo)))
-        return fits
+
+        def fit():
+            # one posterior object per data set (a rank toggle keeps the contours)
+            post = self.memo(("posterior", data_key), lambda: make_posterior(seed, alpha, noise_sd, n))
+            # warm-started from the last step's fits (same result as a cold fit: fit_all's guard)
+            return fit_all(post, rank=rank, previous=self.__dict__.get("_previous"))
+
+        self._previous = self.memo((data_key, repr(rank)), fit)
+        return self._previous
 
     def draw(self, fits: ToyFits) -> None:
         if fits.posterior is not self._contoured:  # contours only when the posterior changes

@@ -515,10 +515,12 @@ class Panel:
                                 ".widget-radio, .widget-checkbox)").all()
 
     def unknown_controls(self) -> list[str]:
-        """Controls in the panel's rows that this suite does not know how to move."""
+        """Controls in the panel's rows that this suite does not know how to move (the "Reset"
+        button every panel has is pressed in tests/test_panels.py, not here)."""
         return self.el.evaluate("""(panel) => [...panel.querySelectorAll(':scope > .widget-hbox > *')]
             .filter(e => !e.matches('.panel-slider, .widget-slider, .widget-dropdown, .widget-toggle-buttons, '
-                                    + '.widget-radio, .widget-checkbox, .widget-label, .widget-html'))
+                                    + '.widget-radio, .widget-checkbox, .widget-label, .widget-html, '
+                                    + '.panel-reset'))
             .map(e => e.className)""")
 
     @staticmethod
