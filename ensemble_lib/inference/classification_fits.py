@@ -69,7 +69,7 @@ class ClassificationFits:
 
 def fit_classification(post: LogisticPosterior, warm: ClassificationFits | None = None,
                        gtol: float = 1e-8) -> ClassificationFits:
-    """Laplace's Gaussian and the KL-optimal diagonal and full Gaussians (B&B (9)–(12), (16)–(20)).
+    """Laplace's Gaussian (B&B (9)–(12)) and the KL-optimal diagonal and full Gaussians (B&B (16)–(20)).
 
     Parameters
     ----------
