@@ -2,7 +2,7 @@
 
 Domain: N from 1 to 30 points, inputs x ∈ [−4, 4]² (k = 2, no bias), any labels in {0, 1},
 α ∈ [1e-2, 1e2]. Over it: KL(Q‖P) ≥ 0 for every fit, KL(full) ≤ KL(diagonal) + 1e-9,
-F[Q] ≤ ln P(D), Laplace's ln P(D) below the exact one, nothing warns and everything is finite.
+F[Q] ≤ ln P(D), nothing warns and everything is finite.
 Runs ``ENSEMBLE_FUZZ_EXAMPLES`` examples (default 15 here: each builds an exact grid).
 """
 
@@ -43,4 +43,4 @@ def test_fits_are_nonnegative_ordered_and_below_the_evidence(problem):
     assert min(kls.values()) >= -1e-9, kls
     assert fits.full.kl <= fits.diagonal.kl + 1e-9
     assert max(fits.bounds.values()) <= fits.log_evidence + 1e-9
-    assert fits.log_evidence_laplace < fits.log_evidence
+    # (Laplace's error has no fixed sign here: see test_classification_fits.py)

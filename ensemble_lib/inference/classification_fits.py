@@ -44,7 +44,11 @@ class ClassificationFits:
     log_evidence : float
         The exact ln P(D|α) (grid, :class:`~ensemble_lib.models.classification.ClassificationGrid`).
     log_evidence_laplace : float
-        Laplace's approximation (MacKay (20)).
+        Laplace's approximation (MacKay (20)). Usually below ``log_evidence`` (the likelihood
+        flattens away from the mode, so the posterior's tails hold more mass than N(w_MP, A⁻¹)),
+        but not always: with nearly separable data and a small α the mode lies far out, the
+        curvature σ(a)σ(−a) grows towards the decision boundary, and Laplace overestimates
+        (tests/test_classification_fits.py has an example, +0.089 nats).
     alpha : float
         The prior precision the fits are for.
     """
