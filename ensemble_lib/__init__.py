@@ -26,6 +26,8 @@ to the function that implements it.
 from .inference.ard import (ClassCollapsedBound, ClassPriorPosterior, class_evidence_reestimation,
                             fit_class_ensemble, linear_class_evidence, network_classes,
                             sample_prior_functions)
+from .inference.classification_fits import (ClassificationFits, PredictiveMaps, fit_classification,
+                                            gaussian_predictive, predictive_maps)
 from .inference.evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
 from .core.gaussian import (CovarianceFamily, GaussianFactor, gauss_hermite, gaussian_entropy,
                                  kl_gaussians)
@@ -42,6 +44,9 @@ from .inference.network_fits import (CollapsedBound, EnsembleFit, fit_ensemble, 
                                      fit_family, laplace_error_bars)
 from .inference.svi import SVIHistory, reparam_gradient, svi_fit
 from .inference.toy_fits import ToyFits, fit_all
+from .models.classification import (MACKAY_FIG5_W, ClassificationData, ClassificationGrid, LogisticPosterior,
+                                    classification_data, expected_log_sigmoid, log_sigmoid, log_softmax,
+                                    logistic, moderated_output, predictive_probability, softmax_log_likelihood)
 from .models.erf_network import ToyData, sigma, sigma_prime, toy_data, toy_model
 from .models.linear import LinearGaussianPosterior
 from .models.mackay_gaussian import FIG1 as MACKAY_FIG1
@@ -63,6 +68,9 @@ __all__ = [
     "output_moments", "pack_weights", "predictive_mean", "predictive_variance", "unpack_weights",
     "MACKAY_FIG1", "EnsembleIterate", "EnsembleRun", "MacKayGaussian", "MuSigmaGrid",
     "gaussian_log_likelihood",
+    "MACKAY_FIG5_W", "ClassificationData", "ClassificationGrid", "LogisticPosterior", "classification_data",
+    "expected_log_sigmoid", "log_sigmoid", "log_softmax", "logistic", "moderated_output",
+    "predictive_probability", "softmax_log_likelihood",
     # inference
     "CovarianceFamily", "GaussianFactor", "gauss_hermite", "gaussian_entropy", "kl_gaussians",
     "LaplaceFit", "laplace_fit",
@@ -79,6 +87,7 @@ __all__ = [
     "committee", "deletion_evidence", "distinct_optima", "exact_log_evidence", "hyperparameter_error_bars",
     "model_log_evidence", "mode_sensitivities",
     "SVIHistory", "reparam_gradient", "svi_fit",
+    "ClassificationFits", "PredictiveMaps", "fit_classification", "gaussian_predictive", "predictive_maps",
 ]
 
 __version__ = "0.1.0"
