@@ -125,7 +125,7 @@ browser-deps:
 	fi
 
 figures: $(STAMP)
-	$(BIN)/python -m ensemble_lib.ui.figures
+	$(BIN)/python -m ensemble_lib.lessons.figures
 
 # The lessons without their solutions (cells tagged `solution`), to hand out (build/ is git-ignored)
 STUDENT_DIR ?= build/student
