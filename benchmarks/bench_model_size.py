@@ -21,7 +21,7 @@ iterations); the evidence part is already small below H = 8.
 
 from __future__ import annotations
 
-from ensemble_lib.studies.model_size import ModelSizeConfig, _split, size_row
+from ensemble_lib.studies.model_size import ModelSizeConfig, study_split, size_row
 
 from ._panels import panel_cases
 
@@ -29,7 +29,7 @@ from ._panels import panel_cases
 def _case(H, target_ms):
     def setup():
         config = ModelSizeConfig()
-        _, split, Xtr, Xte = _split("boston", config, 0)
+        _, split, Xtr, Xte = study_split("boston", config, 0)
         return config, split, Xtr, Xte
 
     def step(ctx):

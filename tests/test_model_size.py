@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ensemble_lib.inference.model_comparison import DEFAULT_LOG_WIDTH
-from ensemble_lib.studies.model_size import (ModelSizeConfig, _split, ard_row, fixed_size_committee, load_result,
+from ensemble_lib.studies.model_size import (ModelSizeConfig, study_split, ard_row, fixed_size_committee, load_result,
                                              size_row)
 
 
@@ -35,7 +35,7 @@ def test_the_stored_config_and_command_are_there(stored):
 def test_split_0_smallest_network_is_re_derived_from_the_stored_configuration(stored):
     config = ModelSizeConfig.from_dict(stored["config"])
     H = config.hidden[0]
-    _, split, Xtr, Xte = _split("boston", config, 0)
+    _, split, Xtr, Xte = study_split("boston", config, 0)
     again = size_row(Xtr, split.y_train, Xte, split.y_test, H, config, 0)
     again.pop("_members")
     old = stored["datasets"]["boston"]["splits"][0]["sizes"][0]
@@ -56,7 +56,7 @@ def test_split_0_smallest_network_is_re_derived_from_the_stored_configuration(st
 
 def test_split_0_fixed_size_committee_is_re_derived_from_the_stored_configuration(stored, dataset="boston"):
     config = ModelSizeConfig.from_dict(stored["config"])
-    _, split, Xtr, Xte = _split(dataset, config, 0)
+    _, split, Xtr, Xte = study_split(dataset, config, 0)
     again = fixed_size_committee(Xtr, split.y_train, Xte, split.y_test, config, 0)
     old = stored["datasets"][dataset]["splits"][0]["committee_fixed_size"]
     assert again["n_runs"] == old["n_runs"] == config.committee_restarts
@@ -141,7 +141,7 @@ def test_every_fit_of_the_study_runs_with_one_blas_thread(monkeypatch, step):
 
     monkeypatch.setattr(M, "fit_evidence", spy)
     config = ModelSizeConfig(hidden=(1,), n_splits=1)
-    _, split, Xtr, Xte = _split("boston", config, 0)
+    _, split, Xtr, Xte = study_split("boston", config, 0)
     call = {"size_row": lambda: M.size_row(Xtr, split.y_train, Xte, split.y_test, 1, config, 0),
             "fixed_size_committee": lambda: M.fixed_size_committee(Xtr, split.y_train, Xte, split.y_test, config, 0),
             "ard_row": lambda: M.ard_row("boston", config, 0)}[step]

@@ -150,9 +150,13 @@ class ModelSizeConfig:
         return cls(**d)
 
 
-def _split(dataset: str, config: ModelSizeConfig, index: int):
+def study_split(dataset: str, config: ModelSizeConfig, index: int):
     """``(data, split, X_train, X_test)``: Table 1's split ``index`` at ``config.n_train``, ``config.seed``."""
     return dataset_split(dataset, config.n_train, config.seed, index)
+
+
+#: the old name of :func:`study_split` (lesson 6's notebook still uses it)
+_split = study_split
 
 
 def _one_blas_thread():
@@ -242,7 +246,7 @@ def ard_row(dataset: str, config: ModelSizeConfig, index: int, evidence: bool = 
 
 
 def _ard_row(dataset, config, index, evidence=True):
-    data, split, _, _ = _split(dataset, config, index)
+    data, split, _, _ = study_split(dataset, config, index)
     rng = np.random.default_rng([config.seed, index, 3])
     noise_tr = rng.standard_normal((split.X_train.shape[0], config.n_noise))
     noise_te = rng.standard_normal((split.X_test.shape[0], config.n_noise))
@@ -342,7 +346,7 @@ def fixed_size_committee(Xtr, y_train, Xte, y_test, config: ModelSizeConfig, ind
 
 def run_split(dataset: str, config: ModelSizeConfig, index: int) -> dict:
     """One split of one data set: every H (:func:`size_row`), the committees, and ARD (Boston)."""
-    _, split, Xtr, Xte = _split(dataset, config, index)
+    _, split, Xtr, Xte = study_split(dataset, config, index)
     rows, members = [], []
     n_runs = 0
     for H in config.hidden:
