@@ -134,7 +134,7 @@ browser-deps:
 	fi
 
 figures: $(STAMP)
-	$(BIN)/python -m ensemble_lib.ui.figures
+	$(BIN)/python -m ensemble_lib.lessons.figures
 
 # The static book (book/build.py says what it does): Sphinx + myst-nb + sphinx-book-theme over the
 # stored notebooks, docs/equations.md and references.bib, into $(BOOK_HTML). MathJax, require.js and the
@@ -150,7 +150,7 @@ book: $(STAMP)
 # the lessons in the exercise format through otter assign, with their autograders in autograder/
 STUDENT_DIR ?= build/student
 student: $(STAMP)
-	$(BIN)/python -m ensemble_lib.ui.student_copies '$(STUDENT_DIR)'
+	$(BIN)/python -m ensemble_lib.lessons.student_copies '$(STUDENT_DIR)'
 
 # A lecturer's grading: every submitted notebook under SUBMISSIONS run by `otter run` against the
 # autograders of `make student`, one CSV row of scores each (offline, no Docker)

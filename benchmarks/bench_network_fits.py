@@ -1,6 +1,6 @@
 """Benchmarks of lesson 4's fits to convergence on the Boston Table-1 configuration.
 
-One random split (seed 0 of :class:`~ensemble_lib.studies.table1.TableConfig`):
+One random split (seed 0 of :class:`~ensemble_lib.studies.splits.TableConfig`):
 N = 128 standardised training rows, 13 inputs + bias, H = 4 (k = 60), the
 paper's hyperpriors. ``setup`` runs MacKay's evidence fit (one restart) for
 the starting Gaussian; the step is one :func:`~ensemble_lib.fit_ensemble` to

@@ -88,7 +88,7 @@ def network_sweeps(stored: bool = True) -> dict:
     stored (``figures/network_demo_fits.npz``); else the same data passed in, so the panel fits as
     it goes (what each such step cost before the store)."""
     from ensemble_lib.lessons import PANELS
-    from ensemble_lib.lessons.networks import demo_data
+    from ensemble_lib.studies.network_demo import demo_data
 
     cls = PANELS["Network1DPanel"][0]
     panel = cls() if stored else cls(data=demo_data())

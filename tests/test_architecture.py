@@ -1,44 +1,243 @@
-"""The package's shape: what ``import ensemble_lib`` loads, and which layer may import which.
+"""The package's shape: floors that read upward, what ``import ensemble_lib`` loads, and names.
 
-* ``import ensemble_lib`` loads the maths only (models/ and inference/): never ipywidgets,
-  matplotlib or IPython, so the library is usable in a plain script or a worker process;
-* models/ and inference/ never import lessons/, ui/ or studies/, and models/ never import
-  inference/ (the Gaussian toolkit they share is core/, below both);
-* lessons never import each other (what two lessons share lives in the library);
-* ``ensemble_lib.__all__`` lists exactly the public names the package exports.
+The sub-packages are floors, each built only on the ones below it::
+
+    core → models → inference → studies → ui → lessons
+
+* ``core`` — Gaussian algebra, argument checks, the progress-callback shape;
+* ``models`` — the exact posteriors; ``inference`` — the approximations;
+* ``studies`` — what is run on real data and stored (they compute and store; they never draw);
+* ``ui`` — the panel machine, plot helpers, progress widgets, exercise and student-copy tools;
+* ``lessons`` — one module per notebook: it stages the library's results and draws them.
+
+Rules checked here, each for every pair of floors:
+
+* no module imports a floor above its own (so no import loop can pass through two floors);
+* no import loop at all, counting imports inside functions;
+* no private (underscore) name is imported across sub-packages, nor by a notebook;
+* imports sit at the top of modules, except heavy optional dependencies loaded on first use,
+  which say so in a comment;
+* ``import ensemble_lib`` loads the maths only (never ipywidgets, matplotlib or IPython);
+* lessons never import each other; ``ensemble_lib.__all__`` lists exactly the package's public names.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-PKG = Path(__file__).resolve().parents[1] / "ensemble_lib"
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "ensemble_lib"
+FLOORS = ("core", "models", "inference", "studies", "ui", "lessons")
+
+#: what may be imported inside a function: heavy or optional dependencies that a plain
+#: ``import ensemble_lib`` (or a lesson) must not pay for; such an import carries a comment
+LAZY = ("jax", "jaxlib", "numpyro", "sklearn", "scipy.stats", "IPython", "voila", "otter", "distributed",
+        "dask", "playwright")
 
 
-def _imports(path: Path) -> set[str]:
-    """Absolute dotted names of the ensemble_lib modules a file imports (relative imports resolved)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def _modules() -> list[Path]:
+    return sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _dotted(path: Path) -> str:
     parts = ("ensemble_lib",) + path.relative_to(PKG).with_suffix("").parts
-    package = parts[:-1] if path.name != "__init__.py" else parts[:-1]
-    out = set()
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _floor(dotted: str) -> str | None:
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in FLOORS else None
+
+
+def _import_nodes(path: Path):
+    """(node, absolute module, imported names, at module top?) for every ensemble_lib import."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _dotted(path).split(".") if path.name == "__init__.py" else _dotted(path).split(".")[:-1]
+    top = {id(n) for n in tree.body}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[: len(package) - node.level + 1]
-                mod = ".".join(base + ((node.module,) if node.module else ()))
+                mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
-            if mod.startswith("ensemble_lib"):
-                out.add(mod)
-                out |= {f"{mod}.{a.name}" for a in node.names}
+            yield node, mod, [a.name for a in node.names], id(node) in top
         elif isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.startswith("ensemble_lib")}
+            for a in node.names:
+                yield node, a.name, [], id(node) in top
+
+
+def _internal_imports(path: Path) -> set[str]:
+    """The ensemble_lib modules (and module.name) a file imports, anywhere in it."""
+    out = set()
+    for _, mod, names, _ in _import_nodes(path):
+        if mod.startswith("ensemble_lib"):
+            out.add(mod)
+            out |= {f"{mod}.{n}" for n in names}
     return out
+
+
+def floor_violations(paths=None) -> list[str]:
+    """``module imports target`` for every import from a lower floor to a higher one."""
+    bad = []
+    for path in paths or _modules():
+        me = _dotted(path)
+        mine = _floor(me)
+        if mine is None:
+            continue  # the package's __init__: the facade over models and inference
+        for target in _internal_imports(path):
+            theirs = _floor(target)
+            if theirs is not None and FLOORS.index(theirs) > FLOORS.index(mine):
+                bad.append(f"{me} ({mine}) imports {target} ({theirs})")
+    return sorted(set(bad))
+
+
+@pytest.mark.parametrize("lower, higher", [(a, b) for a, b in itertools.combinations(FLOORS, 2)],
+                         ids=lambda f: f)
+def test_a_floor_never_imports_a_floor_above_it(lower, higher):
+    paths = [p for p in _modules() if _floor(_dotted(p)) == lower]
+    assert paths, f"no modules on floor {lower}"
+    bad = [v for v in floor_violations(paths) if v.endswith(f"({higher})")]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_floor_rule_catches_an_injected_back_import(tmp_path):
+    """The rule above is not vacuous: a study that imports a lesson is reported."""
+    fake = PKG / "studies" / "table1.py"
+    src = fake.read_text(encoding="utf-8") + "\nfrom ..lessons import networks  # injected\n"
+    copy = tmp_path / "table1.py"
+    copy.write_text(src, encoding="utf-8")
+    original = PKG / "studies" / "table1.py"
+    # read the copy as if it stood where the original does
+    tree_path = original
+    real_read = Path.read_text
+    try:
+        Path.read_text = lambda self, *a, **k: (real_read(copy, *a, **k) if self == tree_path
+                                                else real_read(self, *a, **k))
+        found = floor_violations([original])
+    finally:
+        Path.read_text = real_read
+    assert any("imports ensemble_lib.lessons" in v for v in found), found
+
+
+def _graph() -> dict[str, set[str]]:
+    names = {_dotted(p): p for p in _modules()}
+    graph = {}
+    for name, path in names.items():
+        deps = set()
+        for target in _internal_imports(path):
+            # the longest prefix that is a module of ours
+            parts = target.split(".")
+            for k in range(len(parts), 0, -1):
+                cand = ".".join(parts[:k])
+                if cand in names:
+                    if cand != name:
+                        deps.add(cand)
+                    break
+        graph[name] = deps
+    return graph
+
+
+def test_no_import_loop_counting_imports_inside_functions():
+    graph = _graph()
+    # Tarjan's strongly connected components
+    index, low, on, stack, loops, counter = {}, {}, set(), [], [], itertools.count()
+
+    def visit(v):
+        index[v] = low[v] = next(counter)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            # a package __init__ that re-exports its own modules is not a loop
+            real = [c for c in comp if not any(c != o and o.startswith(c + ".") for o in comp)]
+            if len(real) > 1:
+                loops.append(sorted(comp))
+
+    sys.setrecursionlimit(10_000)
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert not loops, f"import loops: {loops}"
+
+
+def test_no_private_name_is_imported_across_sub_packages():
+    bad = []
+    for path in _modules():
+        me = _dotted(path)
+        for _, mod, names, _ in _import_nodes(path):
+            if not mod.startswith("ensemble_lib") or _floor(mod) == _floor(me) and _floor(me):
+                continue
+            private = [n for n in names if n.startswith("_")]
+            private += [p for p in mod.split(".") if p.startswith("_") and p != "__init__"]
+            if private:
+                bad.append(f"{me} imports {private} from {mod}")
+    assert not bad, "\n".join(bad)
+
+
+def test_notebooks_import_no_private_name():
+    bad = []
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            src = "".join(cell["source"])
+            try:
+                tree = ast.parse("\n".join(line for line in src.splitlines()
+                                           if not line.lstrip().startswith(("%", "!"))))
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ensemble_lib"):
+                    private = [a.name for a in node.names if a.name.startswith("_")]
+                    private += [p for p in node.module.split(".") if p.startswith("_")]
+                    if private:
+                        bad.append(f"{nb.name}: {private} from {node.module}")
+    assert not bad, "\n".join(bad)
+
+
+def test_imports_sit_at_the_top_of_modules():
+    """Inside a function only a heavy optional dependency, with a comment that says so."""
+    bad = []
+    for path in _modules():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node, mod, names, at_top in _import_nodes(path):
+            if at_top or isinstance(node, ast.ImportFrom) and node.module == "__future__":
+                continue
+            if _is_type_checking(path, node):
+                continue
+            full = [mod] + [f"{mod}.{n}" for n in names]
+            if any(f == m or f.startswith(m + ".") for f in full for m in LAZY):
+                near = "".join(lines[max(0, node.lineno - 4): node.lineno])  # the line or just above it
+                if "#" in near:
+                    continue
+                bad.append(f"{_dotted(path)}:{node.lineno}: lazy import of {mod} without a comment")
+                continue
+            bad.append(f"{_dotted(path)}:{node.lineno}: import of {mod} inside a function")
+    assert not bad, "\n".join(bad)
+
+
+def _is_type_checking(path: Path, node) -> bool:
+    return False
 
 
 def test_import_ensemble_lib_loads_the_maths_only():
@@ -50,20 +249,8 @@ def test_import_ensemble_lib_loads_the_maths_only():
     assert proc.returncode == 0, f"import ensemble_lib loaded {proc.stdout.strip()} {proc.stderr[-500:]}"
 
 
-@pytest.mark.parametrize("layer", ["models", "inference"])
-def test_maths_layers_never_import_the_interface(layer):
-    for path in sorted((PKG / layer).glob("*.py")):
-        bad = {m for m in _imports(path)
-               if m.split(".")[1:2] and m.split(".")[1] in {"lessons", "ui", "studies"}}
-        assert not bad, f"{path.name} imports {sorted(bad)}"
-
-
-def test_models_import_only_the_gaussian_toolkit_of_inference():
-    """A model may use Gaussians and quadrature (inference.gaussian), never a fitting method."""
-    for path in sorted((PKG / "models").glob("*.py")):
-        bad = {m for m in _imports(path) if m.startswith("ensemble_lib.inference")
-               and not m.startswith("ensemble_lib.core.gaussian")}
-        assert not bad, f"{path.name} imports {sorted(bad)}"
+#: modules of lessons/ that are not lessons: the package, the registry, the two commands over every lesson
+NOT_LESSONS = {"__init__", "learning_path", "figures", "student_copies"}
 
 
 def _lesson_of(path: Path) -> str:
@@ -73,16 +260,16 @@ def _lesson_of(path: Path) -> str:
 
 
 def test_lessons_never_import_each_other():
-    lessons = {_lesson_of(p) for p in (PKG / "lessons").rglob("*.py")} - {"__init__", "learning_path"}
+    lessons = {_lesson_of(p) for p in (PKG / "lessons").rglob("*.py")} - NOT_LESSONS
     for path in sorted((PKG / "lessons").rglob("*.py")):
-        if path.parent == PKG / "lessons" and path.stem in {"__init__", "learning_path"}:
-            continue  # the package and the registry (LESSONS): no lesson code
+        if path.parent == PKG / "lessons" and path.stem in NOT_LESSONS:
+            continue  # the package, the registry (LESSONS) and `make figures`, which calls every lesson
         others = {f"ensemble_lib.lessons.{name}" for name in lessons - {_lesson_of(path)}}
-        bad = {m for m in _imports(path) if any(m == o or m.startswith(o + ".") for o in others)}
+        bad = {m for m in _internal_imports(path) if any(m == o or m.startswith(o + ".") for o in others)}
         assert not bad, f"lesson {_lesson_of(path)} ({path.name}) imports {sorted(bad)}"
 
 
-_LESSON_NAMES = sorted({_lesson_of(p) for p in (PKG / "lessons").rglob("*.py")} - {"__init__"})
+_LESSON_NAMES = sorted({_lesson_of(p) for p in (PKG / "lessons").rglob("*.py")} - NOT_LESSONS)
 
 
 @pytest.mark.parametrize("lesson", _LESSON_NAMES)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ensemble_lib.inference.model_comparison import DEFAULT_LOG_WIDTH
-from ensemble_lib.studies.model_size import (ModelSizeConfig, ard_row, fixed_size_committee, load_result, load_split,
+from ensemble_lib.studies.model_size import (ModelSizeConfig, load_split, ard_row, fixed_size_committee, load_result,
                                              size_row)
 
 
@@ -152,10 +152,8 @@ def test_every_fit_of_the_study_runs_with_one_blas_thread(monkeypatch, step):
 
 def test_the_study_refuses_to_run_unpinned_when_threadpoolctl_sees_no_blas(monkeypatch):
     """threadpoolctl < 3.5 does not see numpy's scipy-openblas: a limit would do nothing, silently."""
-    import threadpoolctl
-
     from ensemble_lib.studies import model_size as M
 
-    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: [])
+    monkeypatch.setattr(M, "threadpool_info", lambda: [])
     with pytest.raises(RuntimeError, match="threadpoolctl"):
         M._one_blas_thread()

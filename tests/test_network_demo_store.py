@@ -15,7 +15,7 @@ import pytest
 
 from ensemble_lib.lessons import networks as demo
 from ensemble_lib.studies import network_demo as store
-from ensemble_lib.ui.figures import DEFAULT_OUTDIR
+from ensemble_lib.studies.store import FIGURES_DIR
 
 
 def assert_same_demo_state(got, want, where=""):
@@ -61,18 +61,18 @@ def test_the_store_holds_every_setting_of_the_panels_controls(monkeypatch):
 @pytest.mark.parametrize("setting", [(2, 1, None, True), (1, 0, -2.0, False), (4, 2, 1.5, False)],
                          ids=["default", "H1-diagonal-alpha0.01", "H4-s2-alpha31.6"])
 def test_stored_settings_rederive_from_the_data_and_the_setting(setting):
-    stored = demo.load_demo_store()
+    stored = store.load_demo_store()
     h, s, e, adapt = setting
     alpha = 1.0 if adapt else 10.0 ** e
-    fresh = demo.demo_fit(*demo.demo_data(), h, s, alpha, adapt, rng=np.random.default_rng(demo.DEMO_SEED))
-    assert_same_demo_state(stored[demo._memo_key(h, s, alpha, adapt)], fresh, setting)
+    fresh = store.demo_fit(*store.demo_data(), h, s, alpha, adapt, rng=np.random.default_rng(store.DEMO_SEED))
+    assert_same_demo_state(stored[store.memo_key(h, s, alpha, adapt)], fresh, setting)
 
 
 def test_a_store_for_other_data_or_none_is_not_used(tmp_path):
     assert demo.load_demo_store(tmp_path) == {}  # no file
-    arrays = dict(np.load(DEFAULT_OUTDIR / demo.DEMO_STORE_FILE, allow_pickle=False))
+    arrays = dict(np.load(FIGURES_DIR / demo.DEMO_STORE_FILE, allow_pickle=False))
     assert len(demo.load_demo_store()) == 216
-    shutil.copyfile(DEFAULT_OUTDIR / demo.DEMO_STORE_FILE, tmp_path / demo.DEMO_STORE_FILE)
+    shutil.copyfile(FIGURES_DIR / demo.DEMO_STORE_FILE, tmp_path / demo.DEMO_STORE_FILE)
     assert len(demo.load_demo_store(tmp_path)) == 216
     arrays["t"] = arrays["t"] + 1e-9
     np.savez_compressed(tmp_path / demo.DEMO_STORE_FILE, **arrays)

@@ -1,4 +1,4 @@
-"""Student copies (``python -m ensemble_lib.ui.student_copies OUTDIR``, ``make student``) hold no solution.
+"""Student copies (``python -m ensemble_lib.lessons.student_copies OUTDIR``, ``make student``) hold no solution.
 
 Lessons not yet in the exercise format are the lessons with each solution replaced by a stub and
 nothing else changed; lessons in the format are otter's student copies (answer cells with blanks,
@@ -17,6 +17,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from ensemble_lib.lessons import exercise_sets
+from ensemble_lib.lessons.student_copies import main as student_main
 from ensemble_lib.ui import student_copies as sc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,14 +35,14 @@ def _code_lines(cells) -> set[str]:
     return {ln.strip() for c in cells for ln in "".join(c["source"]).splitlines() if ln.strip()}
 
 
-CONVERTED = sc.lesson_exercises()
+CONVERTED = {name: ex for name, (ex, _) in exercise_sets().items()}
 PILOT = "02_mackay_gaussian_mean_sigma.ipynb"
 
 
 @pytest.fixture(scope="module")
 def copies(tmp_path_factory):
     out = tmp_path_factory.mktemp("student")
-    sc.main([str(out)])
+    student_main([str(out)])
     return out
 
 
@@ -79,7 +81,7 @@ def test_student_copies_have_no_solution_code_and_are_otherwise_the_lessons(copi
 def test_student_copies_refuse_to_overwrite_the_lessons(tmp_path):
     for outdir in (ROOT, NB, NB / "student"):
         with pytest.raises(ValueError, match="outdir"):
-            sc.write_student_copies(outdir)
+            sc.write_student_copies(outdir, exercise_sets())
     with pytest.raises(ValueError, match="nb must be"):
         sc.scrub({"cells": None})
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ensemble_lib.lessons import toy_posterior as toy_study
-from ensemble_lib.ui.figures import write_all
+from ensemble_lib.lessons.figures import write_all
 from ensemble_lib.lessons.toy_posterior import ALPHA_RANGE, N_RANGE, NOISE_SD_RANGE, SEED_RANGE
 from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
 from ensemble_lib.inference.laplace import laplace_fit

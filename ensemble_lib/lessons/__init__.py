@@ -59,6 +59,24 @@ def panels() -> dict:
     return _registry
 
 
+def exercise_sets() -> dict:
+    """Every lesson's exercises: ``{notebook: (ExerciseSet, the dotted name of its lesson module)}``.
+
+    The lessons in the exercise format (:mod:`ensemble_lib.ui.exercises`) declare ``EXERCISES`` in
+    their module; this imports every lesson of :data:`LESSONS` (the student copies, the autograders
+    and the tests need them all).
+    """
+    found = {}
+    for lesson in LESSONS:
+        if not lesson.module:
+            continue
+        name = f"{__name__}.{lesson.module}"
+        exercises = getattr(importlib.import_module(name), "EXERCISES", None)
+        if exercises is not None:
+            found[exercises.notebook] = (exercises, name)
+    return found
+
+
 def __getattr__(name: str):
     # PANELS and the panel classes resolve on first use, so that importing one lesson imports no other
     if name == "PANELS":
@@ -68,4 +86,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["LESSONS", "Lesson", "PANELS", "panel_class", "panels", *_PANEL_LESSONS]
+__all__ = ["LESSONS", "Lesson", "PANELS", "exercise_sets", "panel_class", "panels", *_PANEL_LESSONS]

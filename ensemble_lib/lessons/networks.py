@@ -1,81 +1,41 @@
-"""Lesson 4: ensemble learning for real networks — the 1-D demo panel and its figure.
+"""Lesson 4: ensemble learning for real networks — the 1-D demo panel, its figure, and Table 1's figures.
 
-Barber & Bishop (1998) §2.1–2.2; MacKay (1995) "Probable networks" §5.2
+Barber & Bishop (1998) §2.1–2.3; MacKay (1995) "Probable networks" §5.2
 (predictive error bars gᵀA⁻¹g + 1/β). The fits live in
-:mod:`ensemble_lib.inference.network_fits`, the Table-1 study in
-:mod:`ensemble_lib.studies.table1`.
+:mod:`ensemble_lib.inference.network_fits`, the demo's data, fits and stored fits in
+:mod:`ensemble_lib.studies.network_demo`, the Table-1 study in :mod:`ensemble_lib.studies.table1`.
 
-* :class:`Network1DPanel` (:func:`demo_fit`): the 1-D regression demo
-  (sliders H, s, α or "adapt hyperparameters"), ensemble vs Laplace error bars;
-* :func:`write_figures`: ``network_1d_demo.png``.
+* :class:`Network1DPanel` (:func:`~ensemble_lib.studies.network_demo.demo_fit`): the 1-D
+  regression demo (sliders H, s, α or "adapt hyperparameters"), ensemble vs Laplace error bars;
+* :func:`table_figure`, :func:`pruning_figure`: the stored Table-1 study re-plotted;
+* :func:`write_figures`: ``network_1d_demo.png``, ``boston_table1.png``, ``table1_pruning.png``.
 """
 
 from __future__ import annotations
 
-import math
+import html
+import json
 import re
-import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 
+import ipywidgets as w
 import numpy as np
 
 from ..core import validation as check
-from ..inference.hyperparameters import GammaHyperprior
-from ..inference.network_fits import (CollapsedBound, fit_ensemble, fit_evidence, fit_family,
-                                      laplace_error_bars, symmetry_factor)
-from ..models.network import NetworkPosterior
+from ..studies.hmc_reference import DEMO_FILE
+from ..studies.network_demo import (DEMO_BETA, DEMO_DEFAULTS, DEMO_NOISE_SD, DEMO_SEED, DEMO_STORE_FILE,
+                                    H_RANGE, LOG10_ALPHA_RANGE, S_RANGE, DemoState, default_fits,
+                                    demo_data, demo_fit, load_demo_store, memo_key)
+from ..studies.store import stored_file
+from ..studies.table1 import METHOD_LABELS, hmc_comparison, load_table, stored_hmc
 from ..ui.panel import FigurePanel
-from ..ui.plotting import replace_artists, save_figure
+from ..ui.plotting import COLORS, new_figure, replace_artists, save_figure
 
-#: slider ranges of :class:`Network1DPanel`
-H_RANGE = (1, 4)
-S_RANGE = (0, 2)  # s = 0 is the diagonal family; k = 3H ≥ 3 so s ≤ 2 ≤ k − 1 always
-LOG10_ALPHA_RANGE = (-2.0, 2.0)
-#: noise precision used when the hyperparameters are not adapted (the data's 1/σ²)
-DEMO_NOISE_SD = 0.1
-DEMO_BETA = 1.0 / DEMO_NOISE_SD**2
-DEMO_DEFAULTS = {"n_hidden": 2, "rank": 1, "alpha": 1.0, "adapt": True}
-#: seed of the generator the demo panel and figure hand to :func:`demo_fit` (one fresh generator
-#: per fit, so a setting gives the same fit whatever was computed before)
-DEMO_SEED = 0
-
-
-def demo_data(n: int = 16, seed: int = 3):
-    """1-D regression data with a gap: x in [−2, −0.4] ∪ [0.6, 2], t = sin(1.5x) + N(0, 0.1²).
-
-    Returns ``(x, t)``; ``seed`` fixes a ``numpy.random.default_rng``.
-    """
-    n = check.integer("n", n, low=4, high=1000)
-    rng = np.random.default_rng(check.integer("seed", seed, low=0))
-    x = np.sort(np.concatenate([rng.uniform(-2.0, -0.4, n // 2), rng.uniform(0.6, 2.0, n - n // 2)]))
-    return x, np.sin(1.5 * x) + DEMO_NOISE_SD * rng.standard_normal(n)
-
-
-@dataclass(frozen=True)
-class DemoState:
-    """Predictions of the ensemble Q and of Laplace on a grid of x, with their hyperparameters."""
-
-    n_hidden: int
-    rank: int
-    adapt: bool
-    x_grid: np.ndarray = field(repr=False)
-    ens_mean: np.ndarray = field(repr=False)
-    ens_sd: np.ndarray = field(repr=False)
-    lap_mean: np.ndarray = field(repr=False)
-    lap_sd: np.ndarray = field(repr=False)
-    ens_alpha: float
-    ens_beta: float
-    lap_alpha: float
-    lap_beta: float
-    bound: float
-    lap_bound: float
-    lap_log_evidence: float
-    notes: tuple = ()
-    #: hidden units in use (share of Σ_n⟨f²⟩ on the data ≥ 1%, :func:`~ensemble_lib.inference.pruning.unit_usage`)
-    ens_active: int = 0
-    lap_active: int = 0
-
+#: the demo's names a lesson-4 reader finds here (they live in :mod:`ensemble_lib.studies.network_demo`)
+__all__ = ["H_RANGE", "S_RANGE", "LOG10_ALPHA_RANGE", "DEMO_NOISE_SD", "DEMO_BETA", "DEMO_DEFAULTS", "DEMO_SEED",
+           "DEMO_STORE_FILE", "DemoState", "demo_data", "demo_fit", "load_demo_store", "load_hmc_demo",
+           "demo_figure", "format_demo_readout", "explain_note", "Network1DPanel", "plot_table", "table_figure",
+           "plot_pruning", "pruning_figure", "write_figures"]
 
 def load_hmc_demo(directory=None) -> dict | None:
     """The stored HMC predictive band of the demo (``figures/hmc_demo.json``), or None if absent.
@@ -84,105 +44,14 @@ def load_hmc_demo(directory=None) -> dict | None:
     (``python -m ensemble_lib.studies.hmc_reference --datasets --demo``), so the panel draws it
     only at those settings.
     """
-    import json
-    from pathlib import Path
-
-    from ..studies.hmc_reference import DEMO_FILE
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    path = Path(DEFAULT_OUTDIR if directory is None else directory) / DEMO_FILE
+    path = stored_file(DEMO_FILE, directory)
     return json.loads(path.read_text()) if path.is_file() else None
-
-
-def _best_mode(post, rng, n_starts: int = 4):
-    """Laplace at fixed α, β: the best of several random starts (highest log posterior)."""
-    from ..inference.laplace import laplace_fit
-
-    best = None
-    for _ in range(n_starts):
-        try:
-            fit = laplace_fit(post, start=rng.standard_normal(post.dim), compute_kl=False)
-        except ValueError:
-            continue
-        if best is None or post.log_unnorm(fit.mean) > post.log_unnorm(best.mean):
-            best = fit
-    if best is None:
-        raise RuntimeError("every mode search ended at a saddle point")
-    return best
-
-
-def demo_fit(x, t, n_hidden: int, rank: int, alpha: float, adapt: bool,
-             prior: GammaHyperprior | None = None, n_grid: int = 121,
-             *, rng: np.random.Generator) -> DemoState:
-    """Fit the 1-D demo: ensemble Q (diagonal for s = 0, else factor s) and Laplace.
-
-    With ``adapt`` the hyperparameters are inferred (ensemble: Gamma
-    hyperpriors, eqs 35–38 via :func:`fit_ensemble`; Laplace: MacKay's
-    re-estimation via :func:`fit_evidence`) and ``alpha`` is ignored;
-    otherwise both use the given α and β = 1/0.1². Error bars are one
-    predictive standard deviation: ensemble ``√(⟨f²⟩ − ⟨f⟩² + 1/β̄)``,
-    Laplace ``√(gᵀA⁻¹g + 1/β)`` (MacKay §5.2). ``rng`` draws the mode search's random
-    restarts and the directions of the factors added to the diagonal fit (the panel and the figure
-    pass ``numpy.random.default_rng(DEMO_SEED)``).
-    """
-    from ..models.network import add_bias
-
-    n_hidden = check.integer("n_hidden", n_hidden, low=H_RANGE[0], high=H_RANGE[1])
-    rank = check.integer("rank", rank, low=S_RANGE[0], high=S_RANGE[1])
-    alpha = check.precision("alpha", alpha)
-    adapt = check.flag("adapt", adapt)
-    rng = check.generator("rng", rng)
-    x = check.finite_vector("x", x, min_len=2)
-    t = check.finite_vector("t", t, min_len=2)
-    prior = GammaHyperprior() if prior is None else prior
-    X = add_bias(x[:, None])
-    post = NetworkPosterior(X, t, n_hidden, alpha=alpha, beta=DEMO_BETA)
-    family = "diagonal" if rank == 0 else "factor"
-    notes = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if adapt:
-            ev = fit_evidence(post, rng, n_restarts=4)
-            st = ev.final
-            w_mp, A, la, lb = st.mean, st.hessian, st.alpha, st.beta
-            lap_le = float(st.log_evidence)
-            Ainv = st.cov
-            start = [st.diagonal_start()]
-            fit = fit_ensemble(post, prior, "diagonal", init=start, maxiter=1000)
-            if rank:
-                fit = fit_ensemble(post, prior, family, rank, warm=fit, gtol=1e-5, maxiter=300,
-                                   rng=rng)
-            ea, eb, F = fit.alpha, fit.beta, fit.bound
-            lap_F = CollapsedBound(post, prior).bound(w_mp, Ainv)
-        else:
-            lap = _best_mode(post, rng)
-            w_mp, A, la, lb, Ainv = lap.mean, lap.hessian, alpha, DEMO_BETA, lap.cov
-            lap_le = float(lap.log_evidence_laplace + math.log(symmetry_factor(n_hidden)))
-            start = [lap.diagonal_start()]
-            fit = fit_family(post, "diagonal", init=start, maxiter=1000)
-            if rank:
-                fit = fit_family(post, family, rank, warm=fit, gtol=1e-5, maxiter=300, rng=rng)
-            ea, eb, F, lap_F = alpha, DEMO_BETA, fit.bound, lap.bound
-    notes = tuple(sorted({str(c.message).split(":")[0] for c in caught}))
-    xg = np.linspace(-3.0, 3.0, check.integer("n_grid", n_grid, low=10, high=10_000))
-    Xg = add_bias(xg[:, None])
-    em = post.predictive_mean(fit.mean, fit.cov, Xg)
-    ev_ = post.predictive_variance(fit.mean, fit.cov, Xg, beta=eb)
-    lm, lv = laplace_error_bars(post, w_mp, A, lb, Xg)
-    from ..inference.pruning import unit_usage
-
-    return DemoState(n_hidden, rank, bool(adapt), xg, em, np.sqrt(ev_), lm, np.sqrt(lv),
-                     float(ea), float(eb), float(la), float(lb), float(F), float(lap_F), lap_le,
-                     notes, ens_active=unit_usage(fit.mean, fit.cov, X, n_hidden).n_active,
-                     lap_active=unit_usage(w_mp, None, X, n_hidden).n_active)
 
 
 class _DemoPlot:
     """The demo's artists: data, ensemble mean and ±2 s.d. band, Laplace mean and ±2 s.d. lines."""
 
     def __init__(self, ax, x, t, hmc: dict | None = None, legend_alpha: float | None = None):
-        from ..ui.plotting import COLORS
-
         self.ax = ax
         self.legend_alpha = legend_alpha  # None: matplotlib's default
         self.c_ens, self.c_lap = COLORS["factor"], COLORS["laplace"]
@@ -240,72 +109,12 @@ class _DemoPlot:
                 self.data_line, self.title]  # the data over the curves, as their zorder says
 
 
-#: :func:`demo_fit` on the default data (:func:`demo_data`), by :func:`_memo_key`: shared by the
-#: figure and every panel on that data. A fit is a deterministic function of its settings (its
-#: generator is ``default_rng(DEMO_SEED)``), so a panel built after the figure, or a second panel,
-#: takes the fits already made instead of repeating them.
-_DEFAULT_DATA_FITS: dict = {}
-#: every setting of the panel on its default data, fitted once (:mod:`ensemble_lib.studies.network_demo`)
-DEMO_STORE_FILE = "network_demo_fits.npz"
-_STORE_READ = False
-
-
-def load_demo_store(directory=None, n_grid: int = 121) -> dict:
-    """The stored demo fits (``figures/network_demo_fits.npz``): memo key → :class:`DemoState`.
-
-    Written by ``python -m ensemble_lib.studies.network_demo`` for every setting of the panel's
-    controls on :func:`demo_data`. Empty if the file is absent, or if its data or x grid are not
-    the panel's (then the panel fits as it goes).
-    """
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    path = Path(DEFAULT_OUTDIR if directory is None else directory) / DEMO_STORE_FILE
-    if not path.is_file():
-        return {}
-    import json
-
-    with np.load(path, allow_pickle=False) as z:
-        a = {k: z[k] for k in z.files}
-    x, t = demo_data()
-    if not (np.array_equal(a["x"], x) and np.array_equal(a["t"], t)
-            and np.array_equal(a["x_grid"], np.linspace(-3.0, 3.0, n_grid))):
-        return {}
-    names = [str(n) for n in a["scalar_names"]]
-    out = {}
-    for i in range(a["n_hidden"].size):
-        h, r, adapt = int(a["n_hidden"][i]), int(a["rank"][i]), bool(a["adapt"][i])
-        alpha = 1.0 if adapt else 10.0 ** float(a["log10_alpha"][i])
-        sc = dict(zip(names, (float(v) for v in a["scalars"][i])))
-        out[_memo_key(h, r, alpha, adapt)] = DemoState(
-            h, r, adapt, a["x_grid"], a["ens_mean"][i], a["ens_sd"][i], a["lap_mean"][i], a["lap_sd"][i],
-            notes=tuple(json.loads(str(a["notes"][i]))), ens_active=int(a["active"][i, 0]),
-            lap_active=int(a["active"][i, 1]), **sc)
-    return out
-
-
-def _default_fits() -> dict:
-    """The memo shared by every panel on the default data and the figure, with the store read in once."""
-    global _STORE_READ
-    if not _STORE_READ:
-        _STORE_READ = True
-        for key, state in load_demo_store().items():
-            _DEFAULT_DATA_FITS.setdefault(key, state)
-    return _DEFAULT_DATA_FITS
-
-
-def _memo_key(n_hidden, rank, alpha, adapt) -> tuple:
-    """One demo fit's settings as a dictionary key (α is ignored when it is adapted)."""
-    return (int(n_hidden), int(rank), None if adapt else round(math.log10(alpha), 6), bool(adapt))
-
-
 def demo_figure(state: DemoState | None = None, data=None):
     """The static 1-D demo at the default slider values (``figures/network_1d_demo.png``)."""
-    from ..ui.plotting import new_figure
-
     x, t = demo_data() if data is None else data
     if state is None:
-        key = _memo_key(**DEMO_DEFAULTS)
-        memo = _default_fits() if data is None else {}
+        key = memo_key(**DEMO_DEFAULTS)
+        memo = default_fits() if data is None else {}
         if key not in memo:
             memo[key] = demo_fit(x, t, **DEMO_DEFAULTS, rng=np.random.default_rng(DEMO_SEED))
         state = memo[key]
@@ -365,12 +174,8 @@ class Network1DPanel(FigurePanel):
     blit = True
 
     def __init__(self, data=None):
-        import ipywidgets as w
-
-        from ..ui.plotting import new_figure
-
         self.x, self.t = demo_data() if data is None else data
-        self._memo: dict = _default_fits() if data is None else {}
+        self._memo: dict = default_fits() if data is None else {}
         fig, ax = new_figure(7.0, 3.8)
         self.plot = _DemoPlot(ax, self.x, self.t, load_hmc_demo(), legend_alpha=1.0)
         d = DEMO_DEFAULTS
@@ -393,7 +198,7 @@ class Network1DPanel(FigurePanel):
         rank = check.integer("rank", rank, low=S_RANGE[0], high=S_RANGE[1])
         alpha = check.precision("alpha", alpha)
         adapt = check.flag("adapt", adapt)
-        key = _memo_key(n_hidden, rank, alpha, adapt)
+        key = memo_key(n_hidden, rank, alpha, adapt)
         if key not in self._memo:
             self._memo[key] = demo_fit(self.x, self.t, n_hidden, rank, alpha, adapt,
                                        rng=np.random.default_rng(DEMO_SEED))
@@ -418,12 +223,125 @@ class Network1DPanel(FigurePanel):
             self.invalidate_background()
 
     def format_readout(self, state: DemoState) -> str:
-        import html
-
         return html.escape(format_demo_readout(state))
 
 
+# ---------------------------------------------------------------------------
+# Table 1's figures (the study: :mod:`ensemble_lib.studies.table1`)
+# ---------------------------------------------------------------------------
+
+
+def plot_table(ax, result: dict, title: str | None = None, hmc: dict | None = None):
+    """Test MSE ± 1 standard error per method (bars), the paper's Table 1 as crosses, HMC as a band."""
+    keys = [k for k in METHOD_LABELS if k in result["methods"]]
+    colors = {"laplace_evidence": COLORS["laplace"], "ensemble_diagonal": COLORS["diagonal"],
+              "ensemble_full": COLORS["full"]}
+    y = np.arange(len(keys))[::-1]
+    m = [result["methods"][k]["test_mse"]["mean"] for k in keys]
+    se = [result["methods"][k]["test_mse"]["se"] or 0.0 for k in keys]
+    arts = [ax.barh(y, m, xerr=se, color=[colors.get(k, COLORS["factor"]) for k in keys],
+                    alpha=0.6, capsize=3, label=f"ours: mean ± s.e. over {len(result['splits'])} splits")]
+    paper = result.get("paper") or {}
+    py = [yy for yy, k in zip(y, keys) if k in paper]
+    if py:
+        arts.append(ax.plot([paper[k] for k in keys if k in paper], py, "kx", ms=9, mew=2,
+                            label="Barber & Bishop Table 1")[0])
+    if hmc is not None:
+        h = hmc_comparison(result, hmc)["hmc"]
+        arts.append(ax.axvspan(h["mean"] - (h["se"] or 0.0), h["mean"] + (h["se"] or 0.0),
+                               color=COLORS["posterior"], alpha=0.2, lw=0))
+        arts.append(ax.axvline(h["mean"], color=COLORS["posterior"], lw=1.5,
+                               label="HMC (NUTS): mean ± s.e."))
+    b = result["baseline_mse"]["mean"]
+    arts.append(ax.axvline(b, color="0.5", ls="--", lw=1, label="predict the training mean"))
+    ax.set_yticks(y, [result["methods"][k]["label"] for k in keys])
+    ax.set_xlabel("test mean squared error (standardised targets)")
+    ax.set_title(title or result["dataset"])
+    ax.legend(loc="lower right", fontsize=7)
+    return arts
+
+
+def _title(result: dict, name: str) -> str:
+    cfg = result["config"]
+    return (f"{name}: N = {cfg['n_train']} training, {result['splits'][0]['n_test']} test, "
+            f"H = {cfg['n_hidden']}")
+
+
+def table_figure(boston: dict, diabetes: dict | None = None, hmc: dict | None = None):
+    """Both stored tables side by side (``figures/boston_table1.png``), with HMC where given.
+
+    ``hmc`` maps a data set name to its stored HMC reference (missing names: no HMC band).
+    """
+    hmc = hmc or {}
+    fig, axes = new_figure(11.0, 3.8, ncols=2 if diabetes else 1)
+    axes = np.atleast_1d(axes)
+    plot_table(axes[0], boston, _title(boston, "Boston housing"), hmc.get("boston"))
+    if diabetes:
+        plot_table(axes[1], diabetes, _title(diabetes, "Diabetes"), hmc.get("diabetes"))
+        axes[1].set_yticks(axes[1].get_yticks(), [""] * len(axes[1].get_yticks()))
+    return fig
+
+
+def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
+    """Over-pruning, from the stored trials: test error against active hidden units, and the bound
+    against test error.
+
+    Left: every ensemble fit of every split (each family from each start) by its number of
+    active hidden units; the family bests are drawn bold. Right: each fit's bound relative to
+    the best ensemble bound of its split (≤ 0) against its test error minus HMC's on that split
+    (or the test error itself without ``hmc``): were the bound a perfect guide to prediction, the
+    errors would fall steadily from left to right.
+    """
+    ref = {s["index"]: s["test_mse"] for s in hmc["splits"]} if hmc is not None else {}
+    fam_colors = {"ensemble_diagonal": COLORS["diagonal"], "ensemble_full": COLORS["full"]}
+    markers = {"ensemble_s1": "s", "ensemble_s2": "^", "ensemble_s4": "D"}  # the factor ranks
+    jitter = np.random.default_rng(0)  # horizontal jitter only, so overlapping points show
+    H = result["config"]["n_hidden"]
+    for s in result["splits"]:
+        best = max(t["bound"] for t in s["trials"])
+        off = ref.get(s["index"], 0.0)
+        for t in s["trials"]:
+            c = fam_colors.get(t["family"], COLORS["factor"])
+            ax_units.plot(t["active_units"] + jitter.uniform(-0.15, 0.15), t["test_mse"], ".",
+                          color=c, alpha=0.35, ms=4)
+            ax_bound.plot(t["bound"] - best, t["test_mse"] - off, ".", color=c, alpha=0.35, ms=4)
+        for key, row in s["methods"].items():
+            if key.startswith("ensemble"):
+                ax_units.plot(row["active_units"] + jitter.uniform(-0.15, 0.15), row["test_mse"],
+                              markers.get(key, "o"), color=fam_colors.get(key, COLORS["factor"]), ms=5,
+                              mec="k", mew=0.5)
+    for key in [k for k in METHOD_LABELS if k.startswith("ensemble") and k in result["methods"]]:
+        ax_units.plot([], [], markers.get(key, "o"), color=fam_colors.get(key, COLORS["factor"]),
+                      mec="k", mew=0.5, label=METHOD_LABELS[key].replace("Ensemble ", ""))
+    ax_units.set_xticks(range(0, H + 1))
+    ax_units.set_xlabel("active hidden units (share of Σ⟨f²⟩ ≥ 1%)")
+    ax_units.set_ylabel("test mean squared error")
+    ax_units.legend(fontsize=7, title="family best (bold); all fits (dots)", title_fontsize=7)
+    ax_bound.set_xlabel("bound F* minus the split's best ensemble bound (nats)")
+    ax_bound.set_ylabel("test MSE minus HMC's" if hmc is not None else "test mean squared error")
+    if hmc is not None:
+        ax_bound.axhline(0.0, color=COLORS["posterior"], lw=1)
+    ax_units.set_title(f"{result['dataset']}: test error by active hidden units", fontsize=9)
+    ax_bound.set_title("bound against test error, every fit of every split", fontsize=9)
+
+
+def pruning_figure(result: dict, hmc: dict | None = None):
+    """:func:`plot_pruning` as a figure (``figures/table1_pruning.png``, Boston)."""
+    fig, axes = new_figure(11.0, 3.8, ncols=2)
+    plot_pruning(axes[0], axes[1], result, hmc)
+    return fig
+
+
 def write_figures(outdir) -> list[Path]:
-    """Write ``network_1d_demo.png`` into ``outdir``."""
+    """Write ``network_1d_demo.png``, ``boston_table1.png`` and ``table1_pruning.png`` into ``outdir``.
+
+    The Table-1 figures refit nothing: they re-plot ``boston_table1.json``, ``diabetes_table.json``
+    and the HMC references ``hmc_reference_*.json`` from the repository's ``figures/`` folder.
+    """
+    outdir = Path(outdir)
     fig, _ = demo_figure()
-    return [save_figure(fig, Path(outdir) / "network_1d_demo.png")]
+    written = [save_figure(fig, outdir / "network_1d_demo.png")]
+    hmc = stored_hmc()
+    boston = load_table("boston")
+    return written + [save_figure(table_figure(boston, load_table("diabetes"), hmc), outdir / "boston_table1.png"),
+                      save_figure(pruning_figure(boston, hmc.get("boston")), outdir / "table1_pruning.png")]

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from sklearn.datasets import load_diabetes as sklearn_load_diabetes
 
 from ..core import validation as check
 
@@ -132,9 +133,7 @@ def load_diabetes() -> Dataset:
     so it loads offline. Inputs: age, sex, BMI, blood pressure and six blood serum
     measurements (s1–s6).
     """
-    from sklearn.datasets import load_diabetes as _sk_load
-
-    raw = _sk_load(scaled=False)
+    raw = sklearn_load_diabetes(scaled=False)
     return Dataset(X=np.asarray(raw.data, dtype=float), y=np.asarray(raw.target, dtype=float),
                    feature_names=tuple(raw.feature_names), target_name="progression",
                    name="diabetes")

@@ -5,7 +5,7 @@ of the erf network (B&B (1)–(2)) with Gamma hyperpriors (B&B (27)–(28)). Thi
 module samples that posterior itself with NUTS
 (:func:`~ensemble_lib.inference.hmc.sample_network`) on exactly the splits of
 :func:`ensemble_lib.studies.table1.run_split` — same
-:class:`~ensemble_lib.studies.table1.TableConfig`, same
+:class:`~ensemble_lib.studies.splits.TableConfig`, same
 ``train_test_split_standardised(X, y, n_train, default_rng([seed, i]))``,
 same bias column — so its test errors sit next to the table's.
 
@@ -15,7 +15,7 @@ same bias column — so its test errors sit next to the table's.
   largest split-R̂ and smallest ESS over symmetry-invariant quantities
   (network outputs at the training inputs, α, β) and divergences;
 * :func:`demo_reference`: the HMC predictive mean and 2-s.d. band for the
-  1-D demo panel's default setting (:data:`~ensemble_lib.lessons.networks.DEMO_DEFAULTS`,
+  1-D demo panel's default setting (:data:`~ensemble_lib.studies.network_demo.DEMO_DEFAULTS`,
   α and β sampled under the Gamma hyperpriors, as the panel's "adapt" does);
 * ``python -m ensemble_lib.studies.hmc_reference [--quick] [--datasets …]
   [--n-splits N] [--outdir DIR] [--demo] [--num-chains C] [--target-accept-prob P] …`` writes
@@ -30,16 +30,21 @@ Different CPUs or package versions can change the draws.
 
 from __future__ import annotations
 
-import json
-import sys
+import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
 from ..core import validation as check
+from ..core.progress import report
+# inference.hmc loads jax and numpyro only when it first samples (heavy optional dependencies)
 from ..inference.hmc import SamplerSettings, package_versions, sample_network
 from ..inference.hyperparameters import GammaHyperprior
-from .table1 import TableConfig, config_from_table, load_dataset, make_split, mean_se
+from ..models.network import add_bias
+from .network_demo import DEMO_DEFAULTS, demo_data
+from .splits import TableConfig, config_from_table, load_dataset, make_split, mean_se
+from .store import FIGURES_DIR, load_json, print_progress, save_json, study_parser, write_times
 
 #: file names (in figures/ or --outdir)
 REFERENCE_FILE = "hmc_reference_{dataset}.json"
@@ -156,10 +161,6 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
     data = load_dataset(dataset)
     config = TableConfig() if config is None else config
     settings = FULL_SAMPLER if settings is None else settings
-    import time
-
-    from ..core.progress import report
-
     splits = []
     report(progress, 0, config.n_splits)
     for i in range(config.n_splits):
@@ -205,23 +206,15 @@ def config_from_result(result: dict) -> tuple[TableConfig, SamplerSettings]:
 
 
 def write_json(result: dict, path) -> Path:
-    """Write indented JSON with sorted keys and return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    return path
+    """Write indented JSON with sorted keys (atomically, :func:`~ensemble_lib.studies.store.save_json`)
+    and return the path."""
+    return save_json(result, path)
 
 
 def load_reference(dataset: str = "boston", directory=None) -> dict:
     """Read ``hmc_reference_{dataset}.json`` (default: the repository's ``figures/``)."""
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    path = Path(DEFAULT_OUTDIR if directory is None else directory) / REFERENCE_FILE.format(
-        dataset=dataset)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path.name} is missing: run `python -m "
-                                f"ensemble_lib.studies.hmc_reference --datasets {dataset}`")
-    return json.loads(path.read_text())
+    return load_json(REFERENCE_FILE.format(dataset=dataset), directory,
+                     command=f"python -m ensemble_lib.studies.hmc_reference --datasets {dataset}")
 
 
 # ---------------------------------------------------------------------------
@@ -235,9 +228,9 @@ def demo_reference(n_hidden: int | None = None, prior: GammaHyperprior | None = 
     """HMC predictive mean and 2-s.d. band for the 1-D demo panel's default setting.
 
     The model is the panel's with "adapt hyperparameters" ticked
-    (:data:`~ensemble_lib.lessons.networks.DEMO_DEFAULTS`): ``n_hidden`` hidden
+    (:data:`~ensemble_lib.studies.network_demo.DEMO_DEFAULTS`): ``n_hidden`` hidden
     units, a bias input, α and β under the Gamma hyperpriors (default
-    :class:`GammaHyperprior`, as :func:`~ensemble_lib.lessons.networks.demo_fit`).
+    :class:`GammaHyperprior`, as :func:`~ensemble_lib.studies.network_demo.demo_fit`).
     The grid is the panel's, ``linspace(−3, 3, n_grid)``.
 
     Parameters
@@ -251,7 +244,7 @@ def demo_reference(n_hidden: int | None = None, prior: GammaHyperprior | None = 
         The sampler's PRNGKey.
     n_grid : int
     data : (x, t), optional
-        Default :func:`~ensemble_lib.lessons.networks.demo_data`.
+        Default :func:`~ensemble_lib.studies.network_demo.demo_data`.
 
     Returns
     -------
@@ -260,9 +253,6 @@ def demo_reference(n_hidden: int | None = None, prior: GammaHyperprior | None = 
         included), ``lower``/``upper`` (mean ∓ 2 sd), the data ``x``, ``t``,
         posterior means of α, β, diagnostics, the settings and versions.
     """
-    from ..lessons.networks import DEMO_DEFAULTS, demo_data
-    from ..models.network import add_bias
-
     n_hidden = DEMO_DEFAULTS["n_hidden"] if n_hidden is None else n_hidden
     prior = GammaHyperprior() if prior is None else prior
     settings = DEMO_SAMPLER if settings is None else settings
@@ -296,13 +286,9 @@ def demo_reference(n_hidden: int | None = None, prior: GammaHyperprior | None = 
 
 def main(argv=None) -> list[Path]:
     """``python -m ensemble_lib.studies.hmc_reference``: sample and store the references."""
-    import argparse
-    import tempfile
-
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    parser = argparse.ArgumentParser(
-        description="HMC (NumPyro NUTS) reference for Table 1 and the 1-D demo")
+    parser = study_parser("HMC (NumPyro NUTS) reference for Table 1 and the 1-D demo", outdir=False,
+                          times="also write the wall times (per split, and the demo's) to this JSON "
+                                "file; the references themselves hold none")
     parser.add_argument("--quick", action="store_true",
                         help="tiny configuration for tests (1 split, 40 rows, H = 2, 200 + 200 "
                              "draws); writes to --outdir or a new temporary folder")
@@ -316,16 +302,13 @@ def main(argv=None) -> list[Path]:
                             default=None, help=f"NUTS {name} (default: the full or --quick setting)")
     parser.add_argument("--outdir", default=None,
                         help="output folder (default: figures/, or a temporary one with --quick)")
-    parser.add_argument("--times", default=None,
-                        help="also write the wall times (per split, and the demo's) to this JSON "
-                             "file; the references themselves hold none")
     args = parser.parse_args(argv)
     if args.quick:
         base, settings, demo_settings = QUICK_CONFIG, QUICK_SAMPLER, QUICK_SAMPLER
         outdir = Path(args.outdir) if args.outdir else Path(tempfile.mkdtemp(prefix="hmc_quick_"))
     else:
         base, settings, demo_settings = TableConfig(), FULL_SAMPLER, DEMO_SAMPLER
-        outdir = Path(args.outdir) if args.outdir else DEFAULT_OUTDIR
+        outdir = Path(args.outdir) if args.outdir else FIGURES_DIR
     changes = {k: v for k, v in vars(args).items()
                if k in settings.as_dict() and v is not None}
     if changes:
@@ -334,16 +317,10 @@ def main(argv=None) -> list[Path]:
     config = TableConfig(n_train=base.n_train, n_hidden=base.n_hidden, prior=base.prior,
                          n_splits=base.n_splits if args.n_splits is None else args.n_splits,
                          seed=args.seed)
-    import time
-
-    def progress(done, total, what=None):
-        if what:
-            print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
-
     written, wall = [], {}
     for name in args.datasets:
         wall[name] = []
-        result = run_reference(name, config, settings, progress, times=wall[name])
+        result = run_reference(name, config, settings, print_progress, times=wall[name])
         if args.quick:
             result["command"] += " --quick"
         if args.n_splits is not None:
@@ -363,8 +340,7 @@ def main(argv=None) -> list[Path]:
         written.append(write_json(demo, outdir / DEMO_FILE))
         print(f"{written[-1]}: R-hat max {demo['r_hat_max']:.3f}, {wall['demo']:.0f} s", flush=True)
     if args.times:
-        Path(args.times).write_text(json.dumps({"split_seconds": wall, "date": time.strftime("%Y-%m-%d")},
-                                               indent=1, sort_keys=True) + "\n")
+        write_times({"split_seconds": wall, "date": time.strftime("%Y-%m-%d")}, args.times, sort_keys=True)
     return written
 
 

@@ -3,7 +3,7 @@
 MacKay (1995), "Probable networks", §4 (eq. 30), §4.1 (each optimum its own model, H! 2^H),
 §5.3 (committees), §7 (ARD); Barber & Bishop (1998) §2.2 (the bound F* with Gamma hyperpriors).
 
-For each random split (the Table-1 splits: :func:`~ensemble_lib.studies.table1.make_split`, so the
+For each random split (the Table-1 splits: :func:`~ensemble_lib.studies.splits.make_split`, so the
 HMC references of ``figures/hmc_reference_*.json`` are on the same rows) and each H:
 
 * MacKay's evidence framework from ``n_restarts`` random starts
@@ -40,26 +40,32 @@ configuration and that command are stored in it; no wall times, so a rerun gives
 from __future__ import annotations
 
 import contextlib
-import json
 import math
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from ..core import validation as check
 from ..core.progress import report
-from ..inference.ard import fit_class_evidence, network_classes
+from ..inference.ard import fit_class_ensemble, fit_class_evidence, network_classes
 from ..inference.hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
 from ..inference.kl_fit import KLFitWarning
 from ..inference.model_comparison import committee, distinct_optima, model_log_evidence
 from ..inference.network_fits import fit_ensemble, fit_evidence, laplace_error_bars
 from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, add_bias, network_output
+from .splits import dataset_split, load_dataset, mean_se
+from .store import load_json, print_progress, save_json, study_parser, write_times
 
 #: where ``--run`` stores the study (relative to the repository root)
 RESULT_FILE = "model_size.json"
+#: the command that makes it
+COMMAND = "python -m ensemble_lib.studies.model_size --run"
 DATASETS = ("boston", "diabetes")
 
 
@@ -145,17 +151,10 @@ class ModelSizeConfig:
 
 
 def load_split(dataset: str, config: ModelSizeConfig, index: int):
-    """Split ``index`` of ``dataset`` as the study uses it: ``(data, split, X_train, X_test)``.
+    """``(data, split, X_train, X_test)``: Table 1's split ``index`` at ``config.n_train``, ``config.seed``."""
+    return dataset_split(dataset, config.n_train, config.seed, index)
 
-    The Table-1 split (:func:`~ensemble_lib.studies.table1.make_split`) with the study's
-    ``n_train`` and ``seed``; the designs carry the bias column.
-    """
-    from .table1 import TableConfig, load_dataset, make_split
 
-    data = load_dataset(dataset)
-    split, Xtr, Xte = make_split(data.X, data.y, TableConfig(n_train=config.n_train, seed=config.seed),
-                                 index)
-    return data, split, Xtr, Xte
 
 
 def _one_blas_thread():
@@ -164,8 +163,6 @@ def _one_blas_thread():
     Raises RuntimeError if threadpoolctl finds no BLAS library to limit (before 3.5 it did not
     know numpy's scipy-openblas): the study would then run unpinned without a word.
     """
-    from threadpoolctl import threadpool_info, threadpool_limits
-
     if not any(i.get("user_api") == "blas" for i in threadpool_info()):
         raise RuntimeError("threadpoolctl finds no BLAS library to hold to one thread "
                            "(threadpoolctl >= 3.5 knows numpy's scipy-openblas)")
@@ -247,8 +244,6 @@ def ard_row(dataset: str, config: ModelSizeConfig, index: int, evidence: bool = 
 
 
 def _ard_row(dataset, config, index, evidence=True):
-    from ..inference.ard import fit_class_ensemble
-
     data, split, _, _ = load_split(dataset, config, index)
     rng = np.random.default_rng([config.seed, index, 3])
     noise_tr = rng.standard_normal((split.X_train.shape[0], config.n_noise))
@@ -370,8 +365,6 @@ def run_split(dataset: str, config: ModelSizeConfig, index: int) -> dict:
 
 
 def _job(dataset, config, index):
-    import time
-
     t0 = time.perf_counter()
     res = run_split(dataset, config, index)
     return (dataset, index), res, time.perf_counter() - t0
@@ -380,8 +373,6 @@ def _job(dataset, config, index):
 def summarise(splits: list[dict], hidden) -> dict:
     """Per H: mean ± s.e. over splits of the best optimum's ln evidence (20), (30), test MSE,
     the ensemble's F*, test MSE and active units."""
-    from .table1 import mean_se
-
     out = {}
     for j, H in enumerate(hidden):
         rows = [s["sizes"][j] for s in splits]
@@ -401,10 +392,6 @@ def summarise(splits: list[dict], hidden) -> dict:
 def run_study(datasets=DATASETS, config: ModelSizeConfig | None = None, n_jobs: int = 1,
               progress=None) -> tuple[dict, dict]:
     """Every split of every data set in ``n_jobs`` processes (joblib); ``(result, seconds)``."""
-    from joblib import Parallel, delayed
-
-    from .table1 import load_dataset
-
     config = ModelSizeConfig() if config is None else config
     if not isinstance(config, ModelSizeConfig):
         raise ValueError(f"config must be a ModelSizeConfig, got {type(config).__name__}")
@@ -419,7 +406,7 @@ def run_study(datasets=DATASETS, config: ModelSizeConfig | None = None, n_jobs: 
     for key, res, secs in run(delayed(_job)(name, config, i) for name, i in jobs):
         found[key] = (res, secs)
         report(progress, len(found), len(jobs), what=f"{key[0]} split {key[1]}: {secs:.0f} s")
-    result = {"config": config.as_dict(), "command": "python -m ensemble_lib.studies.model_size --run",
+    result = {"config": config.as_dict(), "command": COMMAND,
               "units": "mean squared error of targets standardised with the training mean and s.d.; "
                        "log evidences in nats",
               "datasets": {}}
@@ -438,49 +425,29 @@ def run_study(datasets=DATASETS, config: ModelSizeConfig | None = None, n_jobs: 
 
 def load_result(directory=None) -> dict:
     """The stored study (``figures/model_size.json``)."""
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    path = Path(DEFAULT_OUTDIR if directory is None else directory) / RESULT_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"{path.name} is missing: run `python -m ensemble_lib.studies.model_size --run`")
-    return json.loads(path.read_text())
+    return load_json(RESULT_FILE, directory, command=COMMAND)
 
 
 def main(argv=None) -> None:
     """``python -m ensemble_lib.studies.model_size --run``: recompute and store the study."""
-    import argparse
-    import sys
-    import time
-
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    parser = argparse.ArgumentParser(description="Network size by evidence and bound; ARD (issue 16)")
+    parser = study_parser("Network size by evidence and bound; ARD (issue 16)", jobs=1,
+                          times="also write each split's wall time to this JSON file")
     parser.add_argument("--run", action="store_true", help="recompute and store the study")
     parser.add_argument("--datasets", nargs="*", default=list(DATASETS))
     parser.add_argument("--n-splits", type=int, default=ModelSizeConfig.n_splits)
     parser.add_argument("--hidden", type=int, nargs="*", default=list(ModelSizeConfig.hidden))
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--outdir", default=str(DEFAULT_OUTDIR))
-    parser.add_argument("--times", default=None, help="also write each split's wall time to this JSON file")
     args = parser.parse_args(argv)
     if not args.run:
         parser.error("nothing to do: pass --run")
     config = ModelSizeConfig(n_splits=args.n_splits, hidden=tuple(args.hidden))
-
-    def progress(done, total, what=None):
-        if what:
-            print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
-
     t0 = time.perf_counter()
-    result, seconds = run_study(args.datasets, config, n_jobs=args.jobs, progress=progress)
+    result, seconds = run_study(args.datasets, config, n_jobs=args.jobs, progress=print_progress)
     wall = time.perf_counter() - t0
-    path = Path(args.outdir) / RESULT_FILE
-    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    path = save_json(result, Path(args.outdir) / RESULT_FILE)
     print(f"{path.name}: wall time {wall:.0f} s", flush=True)
     if args.times:
-        Path(args.times).write_text(json.dumps({"wall_seconds": round(wall, 1), "split_seconds": seconds,
-                                                "n_jobs": args.jobs, "config": config.as_dict(),
-                                                "date": time.strftime("%Y-%m-%d")}, indent=1) + "\n")
+        write_times({"wall_seconds": round(wall, 1), "split_seconds": seconds, "n_jobs": args.jobs,
+                     "config": config.as_dict(), "date": time.strftime("%Y-%m-%d")}, args.times)
 
 
 if __name__ == "__main__":

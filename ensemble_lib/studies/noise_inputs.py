@@ -29,11 +29,15 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..core import validation as check
+from ..core.progress import report
 from ..inference.ard import linear_class_evidence
 from ..inference.hyperparameters import HyperparameterConvergenceWarning
 from ..models.linear import LinearGaussianPosterior
+from .splits import dataset_split
+from .store import print_progress, save_json, stored_file, study_parser
 
 RESULT_FILE = "ard_noise_inputs.json"
 COMMAND = "python -m ensemble_lib.studies.noise_inputs --run"
@@ -43,7 +47,7 @@ COMMAND = "python -m ensemble_lib.studies.noise_inputs --run"
 class NoiseInputsConfig:
     """The protocol: ``n_max`` noise inputs at most, noise seeds ``0 … n_seeds − 1``, the
     re-estimation's ``tol`` and ``max_iter`` (:func:`~ensemble_lib.inference.ard.linear_class_evidence`),
-    and the split (``split``, ``n_train``, ``seed`` of :func:`~ensemble_lib.studies.table1.make_split`)."""
+    and the split (``split``, ``n_train``, ``seed`` of :func:`~ensemble_lib.studies.splits.make_split`)."""
 
     n_max: int = 30
     n_seeds: int = 5
@@ -70,10 +74,7 @@ class NoiseInputsConfig:
 @lru_cache(maxsize=4)
 def boston_split(config: NoiseInputsConfig = NoiseInputsConfig()):
     """``(names, X_train, y_train, X_test, y_test)``: the standardised split, no bias column."""
-    from .table1 import TableConfig, load_dataset, make_split
-
-    data = load_dataset("boston")
-    split, _, _ = make_split(data.X, data.y, TableConfig(n_train=config.n_train, seed=config.seed), config.split)
+    data, split, _, _ = dataset_split("boston", config.n_train, config.seed, config.split)
     return tuple(data.feature_names), split.X_train, split.y_train, split.X_test, split.y_test
 
 
@@ -120,8 +121,6 @@ def posterior_at(n_noise: int, noise_seed: int, alphas, beta, config: NoiseInput
 
 def run_study(config: NoiseInputsConfig | None = None, progress=None) -> dict:
     """Every (noise seed, n) the slider offers: the stored hyperparameters (module docstring)."""
-    from ..core.progress import report
-
     config = NoiseInputsConfig() if config is None else config
     if not isinstance(config, NoiseInputsConfig):
         raise ValueError(f"config must be a NoiseInputsConfig, got {type(config).__name__}")
@@ -153,41 +152,19 @@ def _load(path: str) -> dict:
 
 def load_result(directory=None) -> dict:
     """The stored table (``figures/ard_noise_inputs.json``)."""
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    path = Path(DEFAULT_OUTDIR if directory is None else directory) / RESULT_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"{path.name} is missing: run `{COMMAND}`")
-    return _load(str(path))
+    return _load(str(stored_file(RESULT_FILE, directory, command=COMMAND)))
 
 
 def main(argv=None) -> None:
     """``python -m ensemble_lib.studies.noise_inputs --run``: recompute and store the table."""
-    import argparse
-    import sys
-
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    parser = argparse.ArgumentParser(description="ARD with pure-noise inputs on Boston (lesson 6's slider)")
+    parser = study_parser("ARD with pure-noise inputs on Boston (lesson 6's slider)")
     parser.add_argument("--run", action="store_true", help="recompute and store the table")
-    parser.add_argument("--outdir", default=str(DEFAULT_OUTDIR))
     args = parser.parse_args(argv)
     if not args.run:
         parser.error("nothing to do: pass --run")
-
-    def progress(done, total, what=None):
-        if what:
-            print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
-
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - scikit-learn brings it
-        import contextlib
-        threadpool_limits = contextlib.nullcontext  # noqa: N806
     with threadpool_limits(1):  # small matrices: BLAS threads only cost time
-        result = run_study(progress=progress)
-    path = Path(args.outdir) / RESULT_FILE
-    path.write_text(json.dumps(result, indent=None, sort_keys=True, separators=(",", ":")) + "\n")
+        result = run_study(progress=print_progress)
+    path = save_json(result, Path(args.outdir) / RESULT_FILE, indent=None, compact=True)
     print(f"{path.name} written", flush=True)
 
 

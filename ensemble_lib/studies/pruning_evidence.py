@@ -4,7 +4,7 @@ MacKay (1995), "Probable networks", §6: at fixed α, β, deleting a weight s ch
 ``saliency + Occam term`` (:func:`~ensemble_lib.inference.model_comparison.deletion_evidence`);
 "optimal brain damage" (OBD, LeCun et al.) ranks weights by the saliency ``½ A_ss w_s²`` alone.
 
-For each split (the Table-1 splits, :func:`~ensemble_lib.studies.table1.make_split`) an H-unit erf
+For each split (the Table-1 splits, :func:`~ensemble_lib.studies.splits.make_split`) an H-unit erf
 network is fitted by MacKay's evidence framework (:func:`~ensemble_lib.inference.network_fits.fit_evidence`,
 the best of ``n_restarts`` random starts). Then, with α and β held at that optimum's values (§6
 assumes them well determined), two greedy sequences delete one weight at a time, ``max_steps`` times:
@@ -23,19 +23,22 @@ test error. ``python -m ensemble_lib.studies.pruning_evidence --run`` recomputes
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from ..core import validation as check
+from ..core.progress import report
 from ..inference.evidence import laplace_evidence
 from ..inference.hyperparameters import HyperparameterConvergenceWarning
 from ..inference.model_comparison import SubsetPosterior, deletion_evidence
 from ..inference.network_fits import fit_evidence
 from ..models.network import NetworkPosterior, network_output
+from .splits import dataset_split
+from .store import load_json, print_progress, save_json, study_parser
 
 RESULT_FILE = "pruning_evidence.json"
 COMMAND = "python -m ensemble_lib.studies.pruning_evidence --run"
@@ -77,11 +80,8 @@ def weight_names(feature_names, n_hidden: int) -> list[str]:
 
 
 def _split(config: PruningConfig, index: int):
-    from .table1 import TableConfig, load_dataset, make_split
-
-    data = load_dataset("boston")
-    split, Xtr, Xte = make_split(data.X, data.y, TableConfig(n_train=config.n_train, seed=config.seed), index)
-    return data, split, Xtr, Xte
+    """``(data, split, X_train, X_test)``: Table 1's Boston split ``index`` at ``config.n_train``, ``config.seed``."""
+    return dataset_split("boston", config.n_train, config.seed, index)
 
 
 def fit_network(config: PruningConfig, index: int):
@@ -140,10 +140,6 @@ def run_split(config: PruningConfig, index: int) -> dict:
 
 
 def run_study(config: PruningConfig | None = None, n_jobs: int = 1, progress=None) -> dict:
-    from joblib import Parallel, delayed
-
-    from ..core.progress import report
-
     config = PruningConfig() if config is None else config
     if not isinstance(config, PruningConfig):
         raise ValueError(f"config must be a PruningConfig, got {type(config).__name__}")
@@ -159,35 +155,18 @@ def run_study(config: PruningConfig | None = None, n_jobs: int = 1, progress=Non
 
 
 def load_result(directory=None) -> dict:
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    path = Path(DEFAULT_OUTDIR if directory is None else directory) / RESULT_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"{path.name} is missing: run `{COMMAND}`")
-    return json.loads(path.read_text())
+    """The stored study (``figures/pruning_evidence.json``)."""
+    return load_json(RESULT_FILE, directory, command=COMMAND)
 
 
 def main(argv=None) -> None:
-    import argparse
-    import sys
-
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    parser = argparse.ArgumentParser(description="Pruning Boston networks by evidence and by OBD saliency")
+    parser = study_parser("Pruning Boston networks by evidence and by OBD saliency", jobs=1)
     parser.add_argument("--run", action="store_true", help="recompute and store the study")
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--outdir", default=str(DEFAULT_OUTDIR))
     args = parser.parse_args(argv)
     if not args.run:
         parser.error("nothing to do: pass --run")
-
-    def progress(done, total, what=None):
-        if what:
-            print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
-
-    result = run_study(n_jobs=args.jobs, progress=progress)
-    path = Path(args.outdir) / RESULT_FILE
-    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    result = run_study(n_jobs=args.jobs, progress=print_progress)
+    path = save_json(result, Path(args.outdir) / RESULT_FILE)
     print(f"{path.name} written", flush=True)
 
 

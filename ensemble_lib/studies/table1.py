@@ -4,7 +4,8 @@ Barber & Bishop (1998) §2.3, Table 1 (Boston housing, 128 training points,
 H = 4): test mean squared error of the ensemble with factor covariance s = 1,
 the diagonal ensemble and Laplace with MacKay's evidence framework.
 
-* :class:`TableConfig`: the protocol (training size, H, hyperpriors, splits, the optimiser budget);
+* :class:`~ensemble_lib.studies.splits.TableConfig` (in :mod:`~ensemble_lib.studies.splits`, shared
+  with the other studies): the protocol (training size, H, hyperpriors, splits, the optimiser budget);
 * :func:`fit_split`, :func:`run_split`: one split, fitted fairly — every covariance family from the
   same Laplace starts of every MAP restart and from every other family's solution, the best bound
   winning (:func:`~ensemble_lib.inference.family_search.fit_families`) — with each fit's active
@@ -17,25 +18,32 @@ the diagonal ensemble and Laplace with MacKay's evidence framework.
 * :func:`hmc_comparison`, :func:`paired_difference`, :func:`pruning_summary`: each method's excess
   test error over Hamiltonian Monte Carlo (paired by split), paired differences between methods,
   and what separates the optima;
-* :func:`load_table`, :func:`format_table`, :func:`table_figure`, :func:`pruning_figure`,
-  :func:`write_figures`: read, print and re-plot the stored tables without refitting anything.
+* :func:`load_table`, :func:`stored_hmc`, :func:`format_table`: read and print the stored tables
+  without refitting anything (lesson 4, :mod:`ensemble_lib.lessons.networks`, draws them).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
+from scipy.stats import spearmanr
 
 from ..core import validation as check
 from ..core.progress import report
-
-from ..inference.hyperparameters import GammaHyperprior
+from ..inference.family_search import families, fit_families, laplace_starts
 from ..inference.network_fits import CollapsedBound, EnsembleFit, fit_evidence
+from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, network_output
+from .hmc_reference import load_reference
+from .splits import TableConfig, config_from_table, load_dataset, make_split, mean_se
+from .store import load_json, print_progress, save_json, study_parser, write_times
 
 #: Barber & Bishop's Table 1 (test mean squared error, Boston, 128 training points)
 PAPER_TABLE1 = {"ensemble_s1": 0.22, "ensemble_diagonal": 0.28, "laplace_evidence": 0.33}
@@ -52,71 +60,8 @@ METHOD_LABELS = {
 TABLE_FILES = {"boston": "boston_table1.json", "diabetes": "diabetes_table.json"}
 
 
-@dataclass(frozen=True)
-class TableConfig:
-    """The Table-1 protocol (Barber & Bishop §2.3) and our additions.
-
-    Attributes
-    ----------
-    n_train : int
-        Training rows (128 in the paper); the rest are the test set.
-    n_hidden : int
-        Hidden units H (4 in the paper).
-    prior : GammaHyperprior
-        a = 0.25, b = 400, c = 0.05, d = 2000 (the paper's).
-    ranks : tuple of int
-        Factor-analysis ranks s fitted besides the diagonal (B&B (26)).
-    full : bool
-        Also fit the full covariance.
-    n_splits : int
-        Random train/test splits (mean ± standard error over them).
-    n_restarts : int
-        Random restarts of MacKay's MAP search per split; each gives the shared starts of every
-        covariance family (:func:`run_split`).
-    gtol, maxiter : float, int
-        Every family's optimiser budget per start: L-BFGS-B to max|∇F*| ≤ ``gtol`` (also the
-        meaning of ``converged``) or ``maxiter`` iterations (then ``at_limit``).
-    seed : int
-        Split i uses ``default_rng([seed, i])``, its restarts ``default_rng([seed, i, 1])``.
-    """
-
-    n_train: int = 128
-    n_hidden: int = 4
-    prior: GammaHyperprior = GammaHyperprior()
-    ranks: tuple = (1, 2, 4)
-    full: bool = True
-    n_splits: int = 10
-    n_restarts: int = 3
-    gtol: float = 1e-5
-    maxiter: int = 3000
-    seed: int = 0
-
-    def __post_init__(self):
-        check.integer("n_train", self.n_train, low=2)
-        check.integer("n_hidden", self.n_hidden, low=1, high=20)
-        check.integer("n_splits", self.n_splits, low=1, high=1000)
-        check.integer("n_restarts", self.n_restarts, low=1, high=100)
-        check.integer("seed", self.seed, low=0)
-        check.positive("gtol", self.gtol)
-        check.integer("maxiter", self.maxiter, low=1, high=100_000)
-        if not isinstance(self.prior, GammaHyperprior):
-            raise ValueError(f"prior must be a GammaHyperprior, got {type(self.prior).__name__}")
-        check.flag("full", self.full)
-        ranks = tuple(sorted(set(check.ranks("ranks", self.ranks))))
-        object.__setattr__(self, "ranks", ranks)
-
-    def as_dict(self) -> dict:
-        return {"n_train": self.n_train, "n_hidden": self.n_hidden,
-                "prior": {"a": self.prior.a, "b": self.prior.b, "c": self.prior.c, "d": self.prior.d},
-                "ranks": list(self.ranks), "full": self.full, "n_splits": self.n_splits,
-                "n_restarts": self.n_restarts, "gtol": self.gtol, "maxiter": self.maxiter,
-                "seed": self.seed}
-
-
 def _row(post, X_train, X_test, y_test, mean, cov) -> dict:
     """Test error and active hidden units of one Gaussian (``cov`` None: the MAP network)."""
-    from ..inference.pruning import unit_usage
-
     if cov is None:
         pred = network_output(mean, X_test, post.n_hidden)
     else:
@@ -134,28 +79,8 @@ def _ensemble_row(fit: EnsembleFit, post, X_train, X_test, y_test) -> dict:
     return row
 
 
-def make_split(X, y, config: TableConfig, index: int = 0):
-    """Split ``index`` of the protocol: ``(split, X_train, X_test)`` with the bias column appended.
-
-    The split is drawn with ``default_rng([config.seed, index])`` and standardised on its
-    training rows (:func:`~ensemble_lib.studies.datasets.train_test_split_standardised`); the
-    Table-1 study and the HMC reference both use it, so they see the same rows.
-    """
-    from ..models.network import add_bias
-    from .datasets import train_test_split_standardised
-
-    if not isinstance(config, TableConfig):
-        raise ValueError(f"config must be a TableConfig, got {type(config).__name__}")
-    index = check.integer("index", index, low=0)
-    split = train_test_split_standardised(X, y, config.n_train,
-                                          np.random.default_rng([config.seed, index]))
-    return split, add_bias(split.X_train), add_bias(split.X_test)
-
-
 def families_of(config: TableConfig) -> list:
     """The covariance families a configuration compares: diagonal, factor s for s in ``ranks``, full."""
-    from ..inference.family_search import families
-
     return families(config.ranks, config.full)
 
 
@@ -198,8 +123,6 @@ def fit_split(X, y, config: TableConfig, index: int = 0, progress=None) -> Split
     each family the largest bound wins. Every fit has the same budget (``config.gtol``,
     ``config.maxiter``). The Laplace row is the restart with the largest Laplace evidence.
     """
-    from ..inference.family_search import fit_families, laplace_starts
-
     split, Xtr, Xte = make_split(X, y, config, index)
     index = int(index)
     post = NetworkPosterior(Xtr, split.y_train, config.n_hidden, alpha=1.0, beta=1.0)
@@ -267,17 +190,6 @@ def run_split(X, y, config: TableConfig, index: int = 0, progress=None) -> dict:
             "baseline_mse": float(np.mean(y_test ** 2)), "n_test": int(y_test.size)}
 
 
-def mean_se(values) -> dict:
-    """Mean and standard error (s.d./√n) of the values that are not None (None where undefined)."""
-    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
-        raise ValueError(f"values must be a sequence of numbers (or None), got {type(values).__name__}")
-    v = check.real_array("values", [x for x in values if x is not None])
-    if v.size == 0:
-        return {"mean": None, "se": None}
-    se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else None
-    return {"mean": float(v.mean()), "se": se}
-
-
 def summarise(splits: list[dict]) -> dict:
     """Method → mean and standard error (s.d./√n over splits) of each recorded quantity."""
     if (isinstance(splits, (str, bytes, dict)) or not hasattr(splits, "__len__") or not splits
@@ -303,20 +215,8 @@ def _split_summary(res: dict) -> str:
     return f"split {res['index']}: test MSE {mse}"
 
 
-def load_dataset(dataset: str):
-    """The study's data set by name: ``"boston"`` or ``"diabetes"``."""
-    from .datasets import load_boston, load_diabetes
-
-    loaders = {"boston": load_boston, "diabetes": load_diabetes}
-    if dataset not in loaders:
-        raise ValueError(f"dataset must be one of {sorted(loaders)}, got {dataset!r}")
-    return loaders[dataset]()
-
-
 def _split_job(dataset: str, config: "TableConfig", index: int) -> tuple[dict, float]:
     """One split (in a worker process): its result and its wall time (kept out of the result)."""
-    import time
-
     t0 = time.perf_counter()
     data = load_dataset(dataset)
     return run_split(data.X, data.y, config, index), time.perf_counter() - t0
@@ -333,10 +233,6 @@ def run_tables(datasets=tuple(TABLE_FILES), config: "TableConfig | None" = None,
     Dask cluster instead, for studies with hundreds of splits. ``progress(done, total, what)``
     is called as each split finishes (in any order); the results are ordered by split.
     """
-    import os
-
-    from joblib import Parallel, delayed
-
     datasets = list(datasets)
     for name in datasets:
         load_dataset(name)  # a bad name fails here, before any work starts
@@ -411,28 +307,29 @@ def run_table(dataset: str = "boston", config: TableConfig | None = None, progre
     return run_tables([dataset], config, n_jobs=n_jobs, progress=progress)[0][dataset]
 
 
-def write_table(result: dict, path) -> "Path":
-    """Write a :func:`run_table` result as indented JSON (sorted keys) and return the path."""
-
-    path = Path(path)
-    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    return path
+def write_table(result: dict, path) -> Path:
+    """Write a :func:`run_table` result as indented JSON (sorted keys, atomically) and return the path."""
+    return save_json(result, path)
 
 
 def load_table(name: str = "boston", directory=None) -> dict:
     """Read a stored table (``figures/boston_table1.json`` or ``figures/diabetes_table.json``)."""
-
-    from ..ui.figures import DEFAULT_OUTDIR
-
     if name not in TABLE_FILES:
         raise ValueError(f"name must be one of {sorted(TABLE_FILES)}, got {name!r}")
-    directory = DEFAULT_OUTDIR if directory is None else directory
+    return load_json(TABLE_FILES[name], directory, command="python -m ensemble_lib.studies.table1 --table")
 
-    path = Path(directory) / TABLE_FILES[name]
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path.name} is missing: run `python -m ensemble_lib.studies.table1 --table` to make it")
-    return json.loads(path.read_text())
+
+def stored_hmc(directory=None) -> dict:
+    """The stored HMC references that exist (``figures/hmc_reference_*.json``), by data set."""
+    out = {}
+    for name in TABLE_FILES:
+        try:
+            out[name] = load_reference(name, directory)
+        except FileNotFoundError:
+            pass
+    return out
+
+
 
 
 def hmc_comparison(result: dict, hmc: dict) -> dict:
@@ -487,8 +384,6 @@ def pruning_summary(result: dict) -> dict:
         a higher bound always predicts better; 0: unrelated); ``fewer_units_than_laplace``:
         family-best fits with fewer active units than the split's Laplace network, of ``n_fits``.
     """
-    from scipy.stats import spearmanr
-
     keys = [k for k in result["methods"] if k.startswith("ensemble")]
     by_units: dict = {}
     mismatch, rhos, fewer, n_fits = 0, [], 0, 0
@@ -539,157 +434,6 @@ def format_table(result: dict, hmc: dict | None = None) -> str:
     return "\n".join(lines).replace(" nan", "   -")
 
 
-# ---------------------------------------------------------------------------
-# Figures
-# ---------------------------------------------------------------------------
-
-
-def plot_table(ax, result: dict, title: str | None = None, hmc: dict | None = None):
-    """Test MSE ± 1 standard error per method (bars), the paper's Table 1 as crosses, HMC as a band."""
-    from ..ui.plotting import COLORS
-
-    keys = [k for k in METHOD_LABELS if k in result["methods"]]
-    colors = {"laplace_evidence": COLORS["laplace"], "ensemble_diagonal": COLORS["diagonal"],
-              "ensemble_full": COLORS["full"]}
-    y = np.arange(len(keys))[::-1]
-    m = [result["methods"][k]["test_mse"]["mean"] for k in keys]
-    se = [result["methods"][k]["test_mse"]["se"] or 0.0 for k in keys]
-    arts = [ax.barh(y, m, xerr=se, color=[colors.get(k, COLORS["factor"]) for k in keys],
-                    alpha=0.6, capsize=3, label=f"ours: mean ± s.e. over {len(result['splits'])} splits")]
-    paper = result.get("paper") or {}
-    py = [yy for yy, k in zip(y, keys) if k in paper]
-    if py:
-        arts.append(ax.plot([paper[k] for k in keys if k in paper], py, "kx", ms=9, mew=2,
-                            label="Barber & Bishop Table 1")[0])
-    if hmc is not None:
-        h = hmc_comparison(result, hmc)["hmc"]
-        arts.append(ax.axvspan(h["mean"] - (h["se"] or 0.0), h["mean"] + (h["se"] or 0.0),
-                               color=COLORS["posterior"], alpha=0.2, lw=0))
-        arts.append(ax.axvline(h["mean"], color=COLORS["posterior"], lw=1.5,
-                               label="HMC (NUTS): mean ± s.e."))
-    b = result["baseline_mse"]["mean"]
-    arts.append(ax.axvline(b, color="0.5", ls="--", lw=1, label="predict the training mean"))
-    ax.set_yticks(y, [result["methods"][k]["label"] for k in keys])
-    ax.set_xlabel("test mean squared error (standardised targets)")
-    ax.set_title(title or result["dataset"])
-    ax.legend(loc="lower right", fontsize=7)
-    return arts
-
-
-def _title(result: dict, name: str) -> str:
-    cfg = result["config"]
-    return (f"{name}: N = {cfg['n_train']} training, {result['splits'][0]['n_test']} test, "
-            f"H = {cfg['n_hidden']}")
-
-
-def table_figure(boston: dict, diabetes: dict | None = None, hmc: dict | None = None):
-    """Both stored tables side by side (``figures/boston_table1.png``), with HMC where given.
-
-    ``hmc`` maps a data set name to its stored HMC reference (missing names: no HMC band).
-    """
-    from ..ui.plotting import new_figure
-
-    hmc = hmc or {}
-    fig, axes = new_figure(11.0, 3.8, ncols=2 if diabetes else 1)
-    axes = np.atleast_1d(axes)
-    plot_table(axes[0], boston, _title(boston, "Boston housing"), hmc.get("boston"))
-    if diabetes:
-        plot_table(axes[1], diabetes, _title(diabetes, "Diabetes"), hmc.get("diabetes"))
-        axes[1].set_yticks(axes[1].get_yticks(), [""] * len(axes[1].get_yticks()))
-    return fig
-
-
-def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
-    """Over-pruning, from the stored trials: test error against active hidden units, and the bound
-    against test error.
-
-    Left: every ensemble fit of every split (each family from each start) by its number of
-    active hidden units; the family bests are drawn bold. Right: each fit's bound relative to
-    the best ensemble bound of its split (≤ 0) against its test error minus HMC's on that split
-    (or the test error itself without ``hmc``): were the bound a perfect guide to prediction, the
-    errors would fall steadily from left to right.
-    """
-    from ..ui.plotting import COLORS
-
-    ref = {s["index"]: s["test_mse"] for s in hmc["splits"]} if hmc is not None else {}
-    fam_colors = {"ensemble_diagonal": COLORS["diagonal"], "ensemble_full": COLORS["full"]}
-    markers = {"ensemble_s1": "s", "ensemble_s2": "^", "ensemble_s4": "D"}  # the factor ranks
-    jitter = np.random.default_rng(0)  # horizontal jitter only, so overlapping points show
-    H = result["config"]["n_hidden"]
-    for s in result["splits"]:
-        best = max(t["bound"] for t in s["trials"])
-        off = ref.get(s["index"], 0.0)
-        for t in s["trials"]:
-            c = fam_colors.get(t["family"], COLORS["factor"])
-            ax_units.plot(t["active_units"] + jitter.uniform(-0.15, 0.15), t["test_mse"], ".",
-                          color=c, alpha=0.35, ms=4)
-            ax_bound.plot(t["bound"] - best, t["test_mse"] - off, ".", color=c, alpha=0.35, ms=4)
-        for key, row in s["methods"].items():
-            if key.startswith("ensemble"):
-                ax_units.plot(row["active_units"] + jitter.uniform(-0.15, 0.15), row["test_mse"],
-                              markers.get(key, "o"), color=fam_colors.get(key, COLORS["factor"]), ms=5,
-                              mec="k", mew=0.5)
-    for key in [k for k in METHOD_LABELS if k.startswith("ensemble") and k in result["methods"]]:
-        ax_units.plot([], [], markers.get(key, "o"), color=fam_colors.get(key, COLORS["factor"]),
-                      mec="k", mew=0.5, label=METHOD_LABELS[key].replace("Ensemble ", ""))
-    ax_units.set_xticks(range(0, H + 1))
-    ax_units.set_xlabel("active hidden units (share of Σ⟨f²⟩ ≥ 1%)")
-    ax_units.set_ylabel("test mean squared error")
-    ax_units.legend(fontsize=7, title="family best (bold); all fits (dots)", title_fontsize=7)
-    ax_bound.set_xlabel("bound F* minus the split's best ensemble bound (nats)")
-    ax_bound.set_ylabel("test MSE minus HMC's" if hmc is not None else "test mean squared error")
-    if hmc is not None:
-        ax_bound.axhline(0.0, color=COLORS["posterior"], lw=1)
-    ax_units.set_title(f"{result['dataset']}: test error by active hidden units", fontsize=9)
-    ax_bound.set_title("bound against test error, every fit of every split", fontsize=9)
-
-
-def pruning_figure(result: dict, hmc: dict | None = None):
-    """:func:`plot_pruning` as a figure (``figures/table1_pruning.png``, Boston)."""
-    from ..ui.plotting import new_figure
-
-    fig, axes = new_figure(11.0, 3.8, ncols=2)
-    plot_pruning(axes[0], axes[1], result, hmc)
-    return fig
-
-
-def stored_hmc() -> dict:
-    """The stored HMC references that exist, by data set."""
-    from .hmc_reference import load_reference
-
-    out = {}
-    for name in TABLE_FILES:
-        try:
-            out[name] = load_reference(name)
-        except FileNotFoundError:
-            pass
-    return out
-
-
-def write_figures(outdir) -> list:
-    """Write ``boston_table1.png`` and ``table1_pruning.png`` (re-plots of the stored JSON).
-
-    Nothing is refitted: they read ``boston_table1.json``, ``diabetes_table.json`` and the
-    HMC references ``hmc_reference_*.json`` from the repository's ``figures/`` folder.
-    """
-
-    from ..ui.plotting import save_figure
-
-    hmc = stored_hmc()
-    boston = load_table("boston")
-    return [save_figure(table_figure(boston, load_table("diabetes"), hmc),
-                        Path(outdir) / "boston_table1.png"),
-            save_figure(pruning_figure(boston, hmc.get("boston")), Path(outdir) / "table1_pruning.png")]
-
-
-def config_from_table(result: dict) -> TableConfig:
-    """The :class:`TableConfig` a stored table was made with (from its ``config``)."""
-    cfg = dict(result["config"])
-    cfg["prior"] = GammaHyperprior(**cfg["prior"])
-    cfg["ranks"] = tuple(cfg["ranks"])
-    return TableConfig(**cfg)
-
-
 def verify_split(datasets, index: int, directory=None, rel: float = 1e-9) -> list[str]:
     """Re-run split ``index`` of each stored table from its stored configuration; list differences.
 
@@ -729,13 +473,9 @@ def verify_split(datasets, index: int, directory=None, rel: float = 1e-9) -> lis
 
 def main(argv=None) -> None:
     """``python -m ensemble_lib.studies.table1 --table``: recompute and store the tables."""
-    import argparse
-    import sys
-
-    from ..ui.figures import DEFAULT_OUTDIR
-
-    parser = argparse.ArgumentParser(description="Barber & Bishop's Table 1 (Boston) and the "
-                                     "same study on the diabetes data")
+    parser = study_parser("Barber & Bishop's Table 1 (Boston) and the same study on the diabetes data",
+                          jobs=None, times="also write each split's wall time to this JSON file (the benchmark "
+                                           "report's study times; the tables themselves hold no timings)")
     parser.add_argument("--table", action="store_true", help="recompute and store the tables")
     parser.add_argument("--datasets", nargs="*", default=["boston", "diabetes"])
     parser.add_argument("--n-splits", type=int, default=TableConfig.n_splits)
@@ -743,11 +483,6 @@ def main(argv=None) -> None:
     parser.add_argument("--n-hidden", type=int, default=TableConfig.n_hidden)
     parser.add_argument("--ranks", type=int, nargs="*", default=list(TableConfig.ranks))
     parser.add_argument("--n-restarts", type=int, default=TableConfig.n_restarts)
-    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
-    parser.add_argument("--outdir", default=str(DEFAULT_OUTDIR))
-    parser.add_argument("--times", default=None,
-                        help="also write each split's wall time to this JSON file (the benchmark "
-                             "report's study times; the tables themselves hold no timings)")
     parser.add_argument("--verify-split", type=int, default=None, metavar="I",
                         help="re-run split I of each stored table (--datasets) from its stored "
                              "configuration and compare every number with the stored ones")
@@ -766,16 +501,8 @@ def main(argv=None) -> None:
         parser.error("nothing to do: pass --table (or --verify-split I)")
     config = TableConfig(n_train=args.n_train, n_hidden=args.n_hidden, ranks=tuple(args.ranks),
                          n_splits=args.n_splits, n_restarts=args.n_restarts)
-
-    def progress(done, total, what=None):
-        if what:
-            print(f"{what} ({done} of {total})", file=sys.stderr, flush=True)
-
-    import os
-    import time
-
     t0 = time.perf_counter()
-    results, seconds = run_tables(args.datasets, config, n_jobs=args.jobs, progress=progress)
+    results, seconds = run_tables(args.datasets, config, n_jobs=args.jobs, progress=print_progress)
     wall = time.perf_counter() - t0
     hmc = stored_hmc()
     for name, result in results.items():
@@ -787,10 +514,9 @@ def main(argv=None) -> None:
         print(f"{path.name}\n{text}", flush=True)
     print(f"wall time {wall:.0f} s for {sum(len(v) for v in seconds.values())} splits", flush=True)
     if args.times:
-        Path(args.times).write_text(json.dumps(
-            {"wall_seconds": round(wall, 1), "split_seconds": seconds,
-             "n_jobs": args.jobs or os.cpu_count(),
-             "config": config.as_dict(), "date": time.strftime("%Y-%m-%d")}, indent=1) + "\n")
+        write_times({"wall_seconds": round(wall, 1), "split_seconds": seconds,
+                     "n_jobs": args.jobs or os.cpu_count(),
+                     "config": config.as_dict(), "date": time.strftime("%Y-%m-%d")}, args.times)
 
 
 if __name__ == "__main__":

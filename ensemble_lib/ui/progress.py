@@ -45,7 +45,7 @@ class ProgressBar:
         self.total = None
         self._t0 = time.perf_counter()
         if display:
-            from IPython.display import display as _display
+            from IPython.display import display as _display  # only where a bar is shown (IPython is optional)
 
             _display(self)
 

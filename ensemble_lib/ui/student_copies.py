@@ -3,7 +3,7 @@
 The lessons in ``notebooks/`` are the one source (see :mod:`ensemble_lib.ui.exercises`). ``make
 student`` runs::
 
-    python -m ensemble_lib.ui.student_copies OUTDIR
+    python -m ensemble_lib.lessons.student_copies OUTDIR
 
 * A lesson **converted to the exercise format** (its module declares ``EXERCISES``; its exercises
   have ``answer`` and ``check`` cells) is turned into otter's source notebook
@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib
 import json
-import pkgutil
 import re
 import shutil
 import subprocess
@@ -100,19 +98,6 @@ def strip_lesson_only(nb: dict) -> dict:
         if cell["cell_type"] == "markdown" and "lesson-only" in _source(cell):
             cell["source"] = LESSON_ONLY.sub("", _source(cell))
     return nb
-
-
-def lesson_exercises() -> dict[str, ExerciseSet]:
-    """Every lesson module's ``EXERCISES``, by notebook file name (the lessons in the exercise format)."""
-    from .. import lessons
-
-    found = {}
-    for info in pkgutil.iter_modules(lessons.__path__):
-        module = importlib.import_module(f"{lessons.__name__}.{info.name}")
-        ex = getattr(module, "EXERCISES", None)
-        if isinstance(ex, ExerciseSet):
-            found[ex.notebook] = ex
-    return found
 
 
 def exercise_cells(nb: dict, exercises: ExerciseSet) -> list[tuple[int, int, int, int]]:
@@ -238,12 +223,14 @@ def leaked_lines(lesson: dict, copy_nb: dict) -> list[str]:
     return sorted(ln for ln in secret if text(ln)[1:-1] in shown)
 
 
-def write_student_copies(outdir: str | Path, notebooks: str | Path = NOTEBOOKS,
+def write_student_copies(outdir: str | Path, exercises: dict | None = None, notebooks: str | Path = NOTEBOOKS,
                          figures: str | Path | None = FIGURES) -> list[Path]:
     """Write a student copy of every ``*.ipynb`` in ``notebooks`` to ``outdir/notebooks/``.
 
-    Lessons in the exercise format go through ``otter assign`` (their autograders to
-    ``outdir/autograder/``); the others are scrubbed (:func:`scrub`). ``figures`` (if given) is
+    ``exercises`` maps a notebook's file name to ``(ExerciseSet, the dotted name of the lesson module
+    that declares it)`` (:func:`ensemble_lib.lessons.exercise_sets`, which ``make student`` passes).
+    Lessons in it go through ``otter assign`` (their autograders to ``outdir/autograder/``); the
+    others are scrubbed (:func:`scrub`). ``figures`` (if given) is
     copied to ``outdir/figures/``. Returns the notebooks written, in name order. Refuses an
     ``outdir`` inside ``notebooks`` or equal to the repository folders it reads, and a copy that
     leaks a solution line (RuntimeError).
@@ -254,8 +241,9 @@ def write_student_copies(outdir: str | Path, notebooks: str | Path = NOTEBOOKS,
     if outdir / "notebooks" == notebooks or outdir == notebooks or notebooks in outdir.parents:
         raise ValueError(f"outdir must not overwrite the lessons it copies: {outdir}")
     (outdir / "notebooks").mkdir(parents=True, exist_ok=True)
-    converted = lesson_exercises()
-    modules = {ex.notebook: _module_of(ex) for ex in converted.values()}
+    exercises = dict(exercises or {})
+    converted = {name: ex for name, (ex, _) in exercises.items()}
+    modules = {name: module for name, (_, module) in exercises.items()}
     written = []
     for path in sorted(notebooks.glob("*.ipynb")):
         nb = json.loads(path.read_text(encoding="utf-8"))
@@ -276,26 +264,15 @@ def write_student_copies(outdir: str | Path, notebooks: str | Path = NOTEBOOKS,
     return written
 
 
-def _module_of(exercises: ExerciseSet) -> str:
-    from .. import lessons
-
-    for info in pkgutil.iter_modules(lessons.__path__):
-        name = f"{lessons.__name__}.{info.name}"
-        if getattr(importlib.import_module(name), "EXERCISES", None) is exercises:
-            return name
-    raise ValueError(f"no lesson module declares the exercises of {exercises.notebook}")
-
-
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, exercises: dict | None = None) -> None:
+    """The command line (``python -m ensemble_lib.lessons.student_copies``, which passes the lessons'
+    exercise sets as ``exercises``)."""
     parser = argparse.ArgumentParser(
-        prog="python -m ensemble_lib.ui.student_copies",
+        prog="python -m ensemble_lib.lessons.student_copies",
         description="Write the lessons without their exercise solutions (student copies) to OUTDIR, "
                     "and the autograders of the lessons in the exercise format to OUTDIR/autograder/.")
     parser.add_argument("outdir", help="folder to write notebooks/, autograder/ and figures/ into")
     args = parser.parse_args(argv)
-    written = write_student_copies(args.outdir)
+    written = write_student_copies(args.outdir, exercises)
     print(f"{len(written)} student notebooks (solutions removed) in {Path(args.outdir) / 'notebooks'}")
 
-
-if __name__ == "__main__":
-    main()

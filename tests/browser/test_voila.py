@@ -34,7 +34,8 @@ JS_ERROR_OUTPUTS = r"""() => [...document.querySelectorAll('.jp-OutputArea-outpu
     .filter(t => /Traceback|\w+Error\b|Exception/.test(t))
     .map(t => t.slice(0, 400))"""
 
-#: (cells tagged `solution`, `answer` or `check` on the page, code cells on the page): Voilà names a cell's tags in its classes
+#: (cells tagged `solution`, `answer` or `check` on the page, code cells on the page);
+#: Voilà names a cell's tags in its classes
 JS_CODE_CELLS = """() => [document.querySelectorAll('.celltag_solution, .celltag_answer, .celltag_check').length,
                           document.querySelectorAll('.jp-Cell.jp-CodeCell').length]"""
 

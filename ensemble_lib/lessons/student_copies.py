@@ -1,0 +1,20 @@
+"""``python -m ensemble_lib.lessons.student_copies OUTDIR`` (``make student``): the lessons' student copies.
+
+The command lives on the lessons floor because it gathers every lesson's exercises
+(:func:`ensemble_lib.lessons.exercise_sets`); the machinery (otter assign, the leak check, the
+scrubbing of lessons not yet in the exercise format) is :mod:`ensemble_lib.ui.student_copies`.
+"""
+
+from __future__ import annotations
+
+from ..ui import student_copies
+from . import exercise_sets
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Write the student copies and the autograders of every lesson to the folder given."""
+    student_copies.main(argv, exercise_sets())
+
+
+if __name__ == "__main__":
+    main()
