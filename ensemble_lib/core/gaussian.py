@@ -361,3 +361,7 @@ def tril_positions(k: int) -> tuple[np.ndarray, np.ndarray]:
 def diag_positions(k: int) -> np.ndarray:
     rows, cols = tril_positions(k)
     return np.flatnonzero(rows == cols)
+
+
+__all__ = ["CovarianceFamily", "GaussianFactor", "ellipse_geometry", "gauss_hermite",
+           "gaussian_entropy", "kl_gaussians"]

@@ -22,3 +22,6 @@ def report(progress: Optional[Progress], done: int, total: int, what: str | None
             progress(done, total)
         else:
             progress(done, total, what=what)
+
+
+__all__ = ["report"]

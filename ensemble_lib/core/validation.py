@@ -262,3 +262,8 @@ def generator(name: str, rng) -> np.random.Generator:
             f"got {type(rng).__name__}"
         )
     return rng
+
+
+__all__ = ["PRECISION_RANGE", "callback", "choice", "extent", "finite_matrix", "finite_vector", "flag",
+           "gaussians", "generator", "integer", "interval", "mean_cov", "mean_cov_shapes", "positive",
+           "posterior", "precision", "ranks", "real", "real_array", "sequence"]

@@ -733,3 +733,8 @@ def sample_prior_functions(X, n_hidden: int, classes, alphas, n_samples: int,
         sd[idx] = 1.0 / math.sqrt(a)
     w = rng.standard_normal((n_samples, k)) * sd
     return network_output(w, X, H)
+
+
+__all__ = ["ClassCollapsedBound", "ClassEnsembleFit", "ClassEvidenceRun", "ClassEvidenceState",
+           "ClassPriorPosterior", "class_evidence_reestimation", "fit_class_ensemble",
+           "fit_class_evidence", "linear_class_evidence", "network_classes", "sample_prior_functions"]

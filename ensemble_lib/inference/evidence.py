@@ -339,3 +339,7 @@ def evidence_grid(post, log_alpha, log_beta, refine: bool = True) -> EvidenceGri
         if np.isfinite(res.fun) and -res.fun >= best_val:
             best, best_val = res.x, float(-res.fun)
     return EvidenceGrid(la, lb, table, float(math.exp(best[0])), float(math.exp(best[1])), best_val)
+
+
+__all__ = ["EvidenceGrid", "EvidenceRun", "EvidenceState", "evidence_grid", "evidence_reestimation",
+           "laplace_evidence"]

@@ -55,3 +55,6 @@ def prior_output_sd(x, sd_in: float, sd_bias: float, sd_out_scaled: float) -> np
     sd_out_scaled = check.positive("sd_out_scaled", sd_out_scaled)
     s2 = x**2 * sd_in**2 + sd_bias**2
     return sd_out_scaled * np.sqrt(2.0 / math.pi * np.arcsin(s2 / (1.0 + s2)))
+
+
+__all__ = ["prior_output_sd"]

@@ -561,3 +561,6 @@ def fit_from_starts(post, fam: CovarianceFamily, thetas, gtol: float = 1e-9, max
         theta=theta, at_limit=bool(best.nit >= maxiter),
     )
     return fit, ends, best_index
+
+
+__all__ = ["KLFit", "KLFitWarning", "kl_fit", "kl_objective"]

@@ -172,3 +172,6 @@ def laplace_fit(post, start=None, quadrant=None, compute_kl: bool = True) -> Lap
         except NotImplementedError:  # no exact ln Z for this model
             pass
     return LaplaceFit(w_star, cov, H, kl, bound, log_ev, n_iter, factor)
+
+
+__all__ = ["LaplaceFit", "laplace_fit"]

@@ -645,3 +645,9 @@ def distinct_optima(means, log_evidences, *, atol: float = 1e-3, evidence_atol: 
                    for k in keep):
             keep.append(m)
     return np.array(keep, dtype=int)
+
+
+__all__ = ["Committee", "Deletion", "HyperErrorBars", "IntegratedPredictive", "ModelEvidence",
+           "SubsetPosterior", "committee", "deletion_evidence", "distinct_optima", "exact_log_evidence",
+           "hyperparameter_error_bars", "integrated_predictive", "mode_sensitivities",
+           "model_log_evidence"]

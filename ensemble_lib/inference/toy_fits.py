@@ -329,3 +329,6 @@ def fit_all(post: ToyPosterior, rank: int = 1, previous: ToyFits | None = None) 
         started,
         branches,
     )
+
+
+__all__ = ["ToyFits", "fit_all"]

@@ -92,3 +92,6 @@ def toy_data(
     x = rng.uniform(lo, hi, size=n)
     t = toy_model(x, u_true, v_true) + noise_sd * rng.standard_normal(n)
     return ToyData(x, t)
+
+
+__all__ = ["ToyData", "sigma", "sigma_prime", "toy_data", "toy_model"]

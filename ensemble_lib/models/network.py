@@ -674,3 +674,8 @@ class NetworkPosterior(RegressionPosterior):
     def predictive_variance(self, mean, cov, X, beta=None) -> np.ndarray:
         """⟨f²⟩ − ⟨f⟩² (+ 1/β if given) under Q at new inputs X."""
         return predictive_variance(mean, cov, X, self.n_hidden, beta, self.n_quad)
+
+
+__all__ = ["NetworkPosterior", "add_bias", "expected_data_error", "n_weights", "network_jacobian",
+           "network_output", "output_moments", "pack_weights", "predictive_mean", "predictive_variance",
+           "unpack_weights"]

@@ -158,3 +158,6 @@ class RegressionPosterior:
     def kl(self, mean, cov) -> float:
         """KL(Q‖P) (B&B (16)) of Q = N(mean, cov) from the exact normalised posterior."""
         return float(self.log_evidence - self.bound(mean, cov))
+
+
+__all__ = ["Expectation", "RegressionPosterior"]

@@ -534,3 +534,6 @@ def kl_by_quadrature(post, mean, cov, weights=None, n: int = 401, z_max: float =
         f = phi * (log_q - log_p)
         total += p * float(integrate.simpson(integrate.simpson(f, x=z, axis=1), x=z))
     return total
+
+
+__all__ = ["PAPER_PRESET", "PosteriorGrid", "ToyPosterior", "kl_by_quadrature", "make_posterior"]
