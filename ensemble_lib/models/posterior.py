@@ -111,6 +111,8 @@ class RegressionPosterior:
         if w.ndim == 0 or w.shape[-1] != self.dim or (single and w.ndim != 1):
             want = f"({self.dim},)" if single else f"(..., {self.dim})"
             raise ValueError(f"w must have last dimension {self.dim}: shape {want}, got {w.shape}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("w must contain only finite values (no NaN or inf)")
         return w
 
     def log_unnorm(self, w) -> np.ndarray:
