@@ -307,8 +307,13 @@ class CovarianceFamily:
         gives ∂f/∂ln d_j = 2 d_j² G_jj and ∂f/∂S = 2 G S.
         """
         k = self.dim
-        theta = np.asarray(theta, dtype=float)
-        G = 0.5 * (np.asarray(g_cov, float) + np.asarray(g_cov, float).T)
+        theta = self._theta(theta)
+        g_mean = check.finite_array("g_mean", g_mean)
+        g_cov = check.finite_array("g_cov", g_cov)
+        if g_mean.shape != (k,) or g_cov.shape != (k, k):
+            raise ValueError(f"g_mean must have shape ({k},) and g_cov shape ({k}, {k}), "
+                             f"got {g_mean.shape} and {g_cov.shape}")
+        G = 0.5 * (g_cov + g_cov.T)
         if self.name == "full":
             L = self._lower(theta[k:])
             gL = 2.0 * G @ L
@@ -328,7 +333,7 @@ class CovarianceFamily:
         (``diag(d)``); for ``"factor"`` the Cholesky factor of ``diag(d²) + S Sᵀ``.
         """
         k = self.dim
-        theta = np.asarray(theta, dtype=float)
+        theta = self._theta(theta)
         if self.name == "full":
             return self._lower(theta[k:])
         if self.name == "diagonal":
@@ -341,6 +346,8 @@ class CovarianceFamily:
         if theta.shape != (self.n_params,):
             raise ValueError(f"theta must have shape ({self.n_params},) for the {self.name} family "
                              f"(k = {self.dim}, s = {self.rank}), got {theta.shape}")
+        if not np.all(np.isfinite(theta)):
+            raise ValueError("theta must contain only finite values (no NaN or inf)")
         return theta
 
     def _lower(self, tri) -> np.ndarray:

@@ -321,6 +321,7 @@ def generator(name: str, rng) -> np.random.Generator:
     return rng
 
 
-__all__ = ["PRECISION_RANGE", "callback", "choice", "extent", "finite_matrix", "finite_vector", "flag",
-           "gaussians", "generator", "integer", "interval", "mean_cov", "mean_cov_shapes", "positive",
-           "posterior", "precision", "ranks", "real", "real_array", "sequence"]
+__all__ = ["PRECISION_RANGE", "callback", "choice", "extent", "finite_array", "finite_matrix",
+           "finite_result", "finite_vector", "flag", "gaussians", "generator", "integer", "interval",
+           "mean_cov", "mean_cov_shapes", "noise_sd", "positive", "posterior", "precision", "ranks",
+           "real", "real_array", "sequence"]

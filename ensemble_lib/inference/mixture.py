@@ -117,7 +117,7 @@ def check_mixture(weights, means, covs, dim: int | None = None):
         (to 1e-9), ``K`` not in [1, :data:`K_MAX`], shapes that disagree, a
         covariance not symmetric positive definite.
     """
-    weights = check.finite_array("weights", weights)
+    weights = check.real_array("weights", weights)  # NaN: refused as off the simplex
     if weights.ndim != 1 or not 1 <= weights.size <= K_MAX:
         raise ValueError(f"weights must be a 1-D array of K mixing weights with K in [1, {K_MAX}], "
                          f"got shape {weights.shape}")

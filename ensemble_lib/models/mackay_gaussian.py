@@ -629,6 +629,8 @@ class MacKayGaussian:
 
     def q_log_density(self, it: EnsembleIterate, mu, sigma):
         """ln Q(μ, σ) of an iterate as a density in (μ, σ) (Jacobian |dβ/dσ| = 2/σ³ included)."""
+        if not isinstance(it, EnsembleIterate):
+            raise ValueError(f"it must be an EnsembleIterate (from ensemble_iterations), got {type(it).__name__}")
         mu, sigma = _mu_sigma(mu, sigma)
         beta = sigma**-2.0
         lq_mu = -0.5 * (_LN_2PI + math.log(it.sigma_mu2)) - (mu - it.m) ** 2 / (2.0 * it.sigma_mu2)

@@ -497,7 +497,7 @@ def _check_problem(w_mean, w_cov, X, n_hidden, t=None, n_quad=N_QUAD_DEFAULT):
     X = _check_inputs(X)
     n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
     k = n_hidden * X.shape[1] + n_hidden
-    mean, cov = check.mean_cov(w_mean, w_cov, k)
+    mean, cov = check.mean_cov(w_mean, w_cov, k, ("w_mean", "w_cov"))
     n_quad = check.integer("n_quad", n_quad, low=4, high=1000)
     if t is not None:
         t = check.finite_vector("t", t)

@@ -233,7 +233,8 @@ class ToyPosterior(RegressionPosterior):
     def log_marginal_u(self, u) -> np.ndarray:
         """ln g(u) = ln ∫ exp(−βE_D − (α/2)(u² + v²)) dv, exact (v enters quadratically)."""
         if isinstance(u, float) and self.n_data <= _SCALAR_PATH_MAX_N:
-            return self._log_marginal_scalar(u)
+            return self._log_marginal_scalar(check.real("u", u))
+        u = check.finite_array("u", u)
         A, B, _, _ = self._AB(u)
         prec = self.beta * A + self.alpha
         bB = self.beta * B
