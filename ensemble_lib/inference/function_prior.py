@@ -47,7 +47,7 @@ def prior_output_sd(x, sd_in: float, sd_bias: float, sd_out_scaled: float) -> np
     ValueError
         If a standard deviation is not positive or ``x`` is not finite.
     """
-    x = check.finite_array("x", x)
+    x = check.real_array("x", x)  # its own finiteness check follows
     if not np.all(np.isfinite(x)):
         raise ValueError("x must be finite (no NaN or inf)")
     sd_in = check.positive("sd_in", sd_in)

@@ -459,7 +459,7 @@ def hyperparameter_error_bars(run, G) -> HyperErrorBars:
                          f"got {type(run).__name__}")
     st = run.final
     k = np.asarray(st.mean).size
-    G = check.finite_array("G", G)
+    G = check.real_array("G", G)  # its own check below names G and its range
     if G.ndim == 1:
         G = G[None, :]
     if G.ndim != 2 or G.shape[1] != k or G.shape[0] < 1 or not np.all(np.isfinite(G)):
