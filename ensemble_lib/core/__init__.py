@@ -8,3 +8,6 @@
   (a ``ValueError`` that names the argument and the allowed range);
 * :mod:`.progress` — the library's one progress-callback shape.
 """
+
+#: the sub-package re-exports nothing: its modules declare their own public names
+__all__: list[str] = []

@@ -113,6 +113,9 @@ class GaussianFactor:
             L = np.linalg.cholesky(M)
         except np.linalg.LinAlgError:
             raise ValueError(f"{name} must be positive definite") from None
+        if not np.all(np.isfinite(L)):  # entries near 1e308: the factorisation overflows
+            raise ValueError(f"{name} is too large: its Cholesky factor overflows "
+                             f"(entries must stay well below 1e300 in size)")
         self.matrix, self.L, self.dim = M, L, M.shape[0]
         self._log_det = None
 
@@ -123,10 +126,12 @@ class GaussianFactor:
             self._log_det = float(2.0 * np.log(self.L.diagonal()).sum())
         return self._log_det
 
-    def _rhs(self, b) -> np.ndarray:
-        b = check.real_array("b", b)
+    def _rhs(self, b, name: str = "b") -> np.ndarray:
+        b = check.real_array(name, b)
         if b.ndim not in (1, 2) or b.shape[0] != self.dim:
-            raise ValueError(f"b must have shape ({self.dim},) or ({self.dim}, m), got {b.shape}")
+            raise ValueError(f"{name} must have shape ({self.dim},) or ({self.dim}, m), got {b.shape}")
+        if not np.all(np.isfinite(b)):
+            raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
         return b
 
     def solve(self, b) -> np.ndarray:
@@ -148,8 +153,11 @@ class GaussianFactor:
         return W.T @ W
 
     def trace_solve(self, B) -> float:
-        """``Tr(M⁻¹ B)``."""
-        return float(np.trace(self.solve(B)))
+        """``Tr(M⁻¹ B)`` (``B`` of shape (k, k))."""
+        B = self._rhs(B, "B")
+        if B.shape != (self.dim, self.dim):
+            raise ValueError(f"B must have shape ({self.dim}, {self.dim}), got {B.shape}")
+        return float(np.trace(lapack.dpotrs(self.L, B, lower=1)[0]))
 
     def entropy(self) -> float:
         """Entropy of N(·, M) with ``M`` as covariance: ``½ ln|M| + (k/2)(1 + ln 2π)`` (B&B (18))."""
@@ -172,8 +180,10 @@ def kl_gaussians(m0, C0, m1, C1) -> float:
         raise ValueError(f"C0 and C1 must have the same shape, got {F0.matrix.shape} and {F1.matrix.shape}")
     m0, m1 = (_mean(name, m, F0.dim) for name, m in (("m0", m0), ("m1", m1)))
     A = F1.whiten(F0.L)  # L1⁻¹ L0: Tr(C1⁻¹C0) = ‖A‖²
-    d = F1.whiten(m1 - m0)
-    return float(0.5 * (np.sum(A * A) + d @ d - F0.dim + F1.log_det - F0.log_det))
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = F1.whiten(check.finite_result(m1 - m0, "m0, m1", "m1 - m0"))
+        kl = 0.5 * (np.sum(A * A) + d @ d - F0.dim + F1.log_det - F0.log_det)
+    return float(check.finite_result(kl, "m0, C0, m1, C1", "KL(N(m0, C0) ‖ N(m1, C1))"))
 
 
 def _mean(name: str, m, k: int) -> np.ndarray:
@@ -297,8 +307,13 @@ class CovarianceFamily:
         gives ∂f/∂ln d_j = 2 d_j² G_jj and ∂f/∂S = 2 G S.
         """
         k = self.dim
-        theta = np.asarray(theta, dtype=float)
-        G = 0.5 * (np.asarray(g_cov, float) + np.asarray(g_cov, float).T)
+        theta = self._theta(theta)
+        g_mean = check.finite_array("g_mean", g_mean)
+        g_cov = check.finite_array("g_cov", g_cov)
+        if g_mean.shape != (k,) or g_cov.shape != (k, k):
+            raise ValueError(f"g_mean must have shape ({k},) and g_cov shape ({k}, {k}), "
+                             f"got {g_mean.shape} and {g_cov.shape}")
+        G = 0.5 * (g_cov + g_cov.T)
         if self.name == "full":
             L = self._lower(theta[k:])
             gL = 2.0 * G @ L
@@ -318,7 +333,7 @@ class CovarianceFamily:
         (``diag(d)``); for ``"factor"`` the Cholesky factor of ``diag(d²) + S Sᵀ``.
         """
         k = self.dim
-        theta = np.asarray(theta, dtype=float)
+        theta = self._theta(theta)
         if self.name == "full":
             return self._lower(theta[k:])
         if self.name == "diagonal":
@@ -331,6 +346,8 @@ class CovarianceFamily:
         if theta.shape != (self.n_params,):
             raise ValueError(f"theta must have shape ({self.n_params},) for the {self.name} family "
                              f"(k = {self.dim}, s = {self.rank}), got {theta.shape}")
+        if not np.all(np.isfinite(theta)):
+            raise ValueError("theta must contain only finite values (no NaN or inf)")
         return theta
 
     def _lower(self, tri) -> np.ndarray:
@@ -361,3 +378,7 @@ def tril_positions(k: int) -> tuple[np.ndarray, np.ndarray]:
 def diag_positions(k: int) -> np.ndarray:
     rows, cols = tril_positions(k)
     return np.flatnonzero(rows == cols)
+
+
+__all__ = ["CovarianceFamily", "GaussianFactor", "ellipse_geometry", "gauss_hermite",
+           "gaussian_entropy", "kl_gaussians"]

@@ -5,10 +5,14 @@ input gives a ``ValueError`` naming the argument and the allowed range,
 never a silent NaN, a hang or a wrong plot.
 
 What they refuse, for every argument: strings, ``None``, complex numbers,
-``bool`` where a number is meant, ragged or wrongly shaped arrays,
+``bool`` where a number is meant, ragged or wrongly shaped arrays, object
+arrays, masked arrays with masked entries (the mask would be ignored),
 non-finite values, and values whose use overflows — a data vector or matrix
-whose sum of squares is not finite (|entries| beyond about 1e150), and
-precisions α, β outside :data:`PRECISION_RANGE`.
+whose sum of squares is not finite (|entries| beyond about 1e150), a noise
+s.d. whose precision 1/sd² leaves :data:`PRECISION_RANGE`, and precisions α,
+β outside :data:`PRECISION_RANGE`. :func:`finite_result` is the guard after a
+derived quantity (an exponential, a square, a ratio): it names the arguments
+that made it overflow instead of returning NaN or inf.
 """
 
 from __future__ import annotations
@@ -37,10 +41,18 @@ def _is_real_scalar(value) -> bool:
             and isinstance(value, (Real, np.floating, np.integer)))
 
 
-def real(name: str, value) -> float:
-    """Return ``value`` as a float after checking it is one finite real number (not a bool)."""
+def _scalar(value):
+    """A 0-d array (or an unmasked 0-d masked value) as its scalar; anything else unchanged."""
+    if isinstance(value, np.ma.MaskedArray) and value.ndim == 0 and not np.ma.getmaskarray(value).any():
+        value = np.ma.getdata(value)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
+    return value
+
+
+def real(name: str, value) -> float:
+    """Return ``value`` as a float after checking it is one finite real number (not a bool)."""
+    value = _scalar(value)
     if not _is_real_scalar(value) or not math.isfinite(float(value)):
         raise ValueError(f"{name} must be a finite real number, got {_describe(value)}")
     return float(value)
@@ -48,8 +60,7 @@ def real(name: str, value) -> float:
 
 def positive(name: str, value, *, upper: float | None = None, lower: float | None = None) -> float:
     """Return ``value`` as a float after checking ``0 < value`` (and ``lower <= value <= upper``)."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
+    value = _scalar(value)
     if not _is_real_scalar(value) or not math.isfinite(float(value)) or float(value) <= 0.0:
         raise ValueError(f"{name} must be a finite number > 0, got {_describe(value)}")
     value = float(value)
@@ -68,8 +79,7 @@ def precision(name: str, value) -> float:
 
 def integer(name: str, value, *, low: int, high: int | None = None) -> int:
     """Return ``value`` as an int after checking ``low <= value (<= high)``."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
+    value = _scalar(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
         rng = f"[{low}, {high}]" if high is not None else f">= {low}"
         raise ValueError(f"{name} must be an integer {rng}, got {_describe(value)}")
@@ -110,6 +120,11 @@ def real_array(name: str, value) -> np.ndarray:
         return value
     if value is None or isinstance(value, (str, bytes, dict, set)):
         raise ValueError(f"{name} must be an array of real numbers, got {_describe(value)}")
+    if isinstance(value, np.ma.MaskedArray):
+        if np.ma.getmaskarray(value).any():
+            raise ValueError(f"{name} must not have masked entries (a masked array's mask would be "
+                             f"ignored): drop them (x.compressed()) or fill them (x.filled(v)) first")
+        value = np.ma.getdata(value)
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):
@@ -120,6 +135,48 @@ def real_array(name: str, value) -> np.ndarray:
             raw.dtype.kind, str(raw.dtype))
         raise ValueError(f"{name} must be an array of real numbers, got {kind} ({_describe(value)})")
     return np.asarray(raw, dtype=float)
+
+
+def finite_array(name: str, value, *, ndim: int | None = None, min_size: int = 0) -> np.ndarray:
+    """:func:`real_array` whose entries are all finite (and of ``ndim`` dimensions, ``min_size`` entries).
+
+    The array checker of every public function whose array argument is data or a point (not an
+    internal iterate): NaN or inf anywhere gives a ``ValueError`` naming ``name``.
+    """
+    arr = real_array(name, value)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array, got shape {arr.shape}")
+    if arr.size < min_size:
+        raise ValueError(f"{name} must have at least {min_size} entries, got {arr.size}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    return arr
+
+
+def noise_sd(name: str, value) -> float:
+    """A noise s.d. σ whose precision β = 1/σ² lies in :data:`PRECISION_RANGE`: σ ∈ [1e-4, 1e4].
+
+    Checked before 1/σ² is formed (σ = 1e-200 would divide by zero, σ = 1e-160 give β = inf).
+    """
+    lo, hi = PRECISION_RANGE
+    sd = positive(name, value)
+    if not (1.0 / math.sqrt(hi) <= sd <= 1.0 / math.sqrt(lo)):
+        raise ValueError(f"{name} must be in [{1.0 / math.sqrt(hi):g}, {1.0 / math.sqrt(lo):g}] "
+                         f"(so that the precision 1/{name}² lies in [{lo:g}, {hi:g}]), got {sd!r}")
+    return sd
+
+
+def finite_result(value, blame: str, what: str = "the result"):
+    """Return ``value`` if it is all finite; else a ``ValueError`` naming the arguments ``blame``.
+
+    The guard after a derived quantity (an exponential, a square, a reciprocal) of valid
+    arguments that is too large or small for floating point: a named refusal, never NaN or inf.
+    """
+    arr = np.asarray(value)
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what} overflows for these arguments ({blame}): they are valid but too "
+                         f"extreme for floating point; use values of a more moderate size")
+    return value
 
 
 def _check_squares(name: str, arr: np.ndarray) -> None:
@@ -262,3 +319,9 @@ def generator(name: str, rng) -> np.random.Generator:
             f"got {type(rng).__name__}"
         )
     return rng
+
+
+__all__ = ["PRECISION_RANGE", "callback", "choice", "extent", "finite_array", "finite_matrix",
+           "finite_result", "finite_vector", "flag", "gaussians", "generator", "integer", "interval",
+           "mean_cov", "mean_cov_shapes", "noise_sd", "positive", "posterior", "precision", "ranks",
+           "real", "real_array", "sequence"]

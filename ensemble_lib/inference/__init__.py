@@ -23,3 +23,6 @@ The Gaussian algebra they share (quadrature, factorisations, covariance families
 * :mod:`.svi` — reparameterisation-gradient SVI on the same KL(Q‖P);
 * :mod:`.mixture` — a mixture of Gaussians as Q (B&B (39)): entropy by quadrature or a lower bound.
 """
+
+#: the sub-package re-exports nothing: its modules declare their own public names
+__all__: list[str] = []

@@ -109,7 +109,7 @@ def check_classes(classes, dim: int, name: str = "classes") -> tuple[np.ndarray,
 
 def _class_vector(name: str, values, n_classes: int, kind=check.precision) -> np.ndarray:
     """A scalar (the same for every class) or one value per class, each checked by ``kind``."""
-    arr = check.real_array(name, values)
+    arr = check.finite_array(name, values)
     if arr.ndim == 0:
         arr = np.full(n_classes, float(arr))
     if arr.shape != (n_classes,):
@@ -431,7 +431,7 @@ def class_evidence_reestimation(post, classes, alpha0=None, beta0=None, tol: flo
     classes = check_classes(classes, post.dim)
     nc = len(classes)
     if start is not None:
-        start = check.real_array("start", start)
+        start = check.finite_array("start", start)
         if start.shape != (post.dim,) or not np.all(np.isfinite(start)):
             raise ValueError(f"start must have shape ({post.dim},) and be finite, got shape {start.shape}")
     alphas, beta = _start_values(post, nc, alpha0, beta0)
@@ -733,3 +733,8 @@ def sample_prior_functions(X, n_hidden: int, classes, alphas, n_samples: int,
         sd[idx] = 1.0 / math.sqrt(a)
     w = rng.standard_normal((n_samples, k)) * sd
     return network_output(w, X, H)
+
+
+__all__ = ["ClassCollapsedBound", "ClassEnsembleFit", "ClassEvidenceRun", "ClassEvidenceState",
+           "ClassPriorPosterior", "class_evidence_reestimation", "fit_class_ensemble",
+           "fit_class_evidence", "linear_class_evidence", "network_classes", "sample_prior_functions"]

@@ -220,7 +220,7 @@ def evidence_reestimation(
     post = check.posterior("post", post)
     exact = check.flag("exact", exact)
     if start is not None:
-        start = check.real_array("start", start)
+        start = check.finite_array("start", start)
         if start.shape != (post.dim,) or not np.all(np.isfinite(start)):
             raise ValueError(f"start must have shape ({post.dim},) and be finite, got shape {start.shape}")
     alpha = post.alpha if alpha0 is None else check.positive("alpha0", alpha0)
@@ -339,3 +339,7 @@ def evidence_grid(post, log_alpha, log_beta, refine: bool = True) -> EvidenceGri
         if np.isfinite(res.fun) and -res.fun >= best_val:
             best, best_val = res.x, float(-res.fun)
     return EvidenceGrid(la, lb, table, float(math.exp(best[0])), float(math.exp(best[1])), best_val)
+
+
+__all__ = ["EvidenceGrid", "EvidenceRun", "EvidenceState", "evidence_grid", "evidence_reestimation",
+           "laplace_evidence"]

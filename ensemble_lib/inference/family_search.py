@@ -232,3 +232,6 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
 
 def _packed(fam: Family, k: int, mean, cov) -> np.ndarray:
     return CovarianceFamily.make(fam.name, k, fam.rank).pack(mean, cov)
+
+
+__all__ = ["Family", "FamilySearch", "Trial", "families", "fit_families", "laplace_starts"]

@@ -47,7 +47,7 @@ def prior_output_sd(x, sd_in: float, sd_bias: float, sd_out_scaled: float) -> np
     ValueError
         If a standard deviation is not positive or ``x`` is not finite.
     """
-    x = check.real_array("x", x)
+    x = check.real_array("x", x)  # its own finiteness check follows
     if not np.all(np.isfinite(x)):
         raise ValueError("x must be finite (no NaN or inf)")
     sd_in = check.positive("sd_in", sd_in)
@@ -55,3 +55,6 @@ def prior_output_sd(x, sd_in: float, sd_bias: float, sd_out_scaled: float) -> np
     sd_out_scaled = check.positive("sd_out_scaled", sd_out_scaled)
     s2 = x**2 * sd_in**2 + sd_bias**2
     return sd_out_scaled * np.sqrt(2.0 / math.pi * np.arcsin(s2 / (1.0 + s2)))
+
+
+__all__ = ["prior_output_sd"]

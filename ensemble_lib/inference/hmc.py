@@ -494,3 +494,7 @@ def _finish(model, chain_w, X_train, alpha, beta, div, seconds, info, n_hidden) 
     r_hat, ess = _diagnostics(sites)
     return HMCResult(model, chain_w, chain_alpha, chain_beta, r_hat, ess, div, float(seconds),
                      info, n_hidden, bool(sampled))
+
+
+__all__ = ["HMCResult", "SamplerSettings", "package_versions", "sample_linear", "sample_network",
+           "sample_toy"]

@@ -494,7 +494,7 @@ def fit_from_starts(post, fam: CovarianceFamily, thetas, gtol: float = 1e-9, max
     (:func:`~ensemble_lib.inference.toy_fits.fit_all`); and the index of the start whose run
     won (the one polished).
     """
-    thetas = [check.real_array("thetas", th) for th in thetas]
+    thetas = [check.finite_array("thetas", th) for th in thetas]
     if not thetas or any(th.shape != (fam.n_params,) or not np.all(np.isfinite(th)) for th in thetas):
         raise ValueError(f"thetas must be one or more finite parameter vectors of shape ({fam.n_params},) "
                          f"for the {fam.name} family (k = {fam.dim}, s = {fam.rank})")
@@ -561,3 +561,6 @@ def fit_from_starts(post, fam: CovarianceFamily, thetas, gtol: float = 1e-9, max
         theta=theta, at_limit=bool(best.nit >= maxiter),
     )
     return fit, ends, best_index
+
+
+__all__ = ["KLFit", "KLFitWarning", "kl_fit", "kl_objective"]

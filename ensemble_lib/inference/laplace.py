@@ -137,7 +137,7 @@ def laplace_fit(post, start=None, quadrant=None, compute_kl: bool = True) -> Lap
                                  or len(quadrant) != 2):
         raise ValueError(f"quadrant must be a pair of signs (±1, ±1), got {quadrant!r}")
     if start is not None:
-        start = check.real_array("start", start)
+        start = check.finite_array("start", start)
         if start.shape != (post.dim,) or not np.all(np.isfinite(start)):
             raise ValueError(f"start must have shape ({post.dim},) and be finite, got shape {start.shape}")
     if start is None:
@@ -172,3 +172,6 @@ def laplace_fit(post, start=None, quadrant=None, compute_kl: bool = True) -> Lap
         except NotImplementedError:  # no exact ln Z for this model
             pass
     return LaplaceFit(w_star, cov, H, kl, bound, log_ev, n_iter, factor)
+
+
+__all__ = ["LaplaceFit", "laplace_fit"]

@@ -117,7 +117,7 @@ def check_mixture(weights, means, covs, dim: int | None = None):
         (to 1e-9), ``K`` not in [1, :data:`K_MAX`], shapes that disagree, a
         covariance not symmetric positive definite.
     """
-    weights = check.real_array("weights", weights)
+    weights = check.real_array("weights", weights)  # NaN: refused as off the simplex
     if weights.ndim != 1 or not 1 <= weights.size <= K_MAX:
         raise ValueError(f"weights must be a 1-D array of K mixing weights with K in [1, {K_MAX}], "
                          f"got shape {weights.shape}")
@@ -125,12 +125,12 @@ def check_mixture(weights, means, covs, dim: int | None = None):
         raise ValueError("weights must lie on the simplex: every weight in (0, 1] and their sum 1 "
                          f"(to 1e-9), got {np.array2string(weights, precision=6)}")
     K = weights.size
-    means = check.real_array("means", means)
+    means = check.finite_array("means", means)
     k = means.shape[-1] if means.ndim == 2 else -1
     if means.ndim != 2 or means.shape[0] != K or (dim is not None and k != dim):
         want = f"({K}, {dim if dim is not None else 'k'})"
         raise ValueError(f"means must have shape {want} (one mean per weight), got {means.shape}")
-    covs = check.real_array("covs", covs)
+    covs = check.finite_array("covs", covs)
     if covs.shape != (K, k, k):
         raise ValueError(f"covs must have shape ({K}, {k}, {k}) (one covariance per weight), got {covs.shape}")
     out = np.empty_like(covs)

@@ -268,7 +268,7 @@ def deletion_evidence(mean, cov, prior_variances, indices, hessian=None) -> Dele
     """
     mean, cov = check.mean_cov(mean, cov, np.size(mean), ("mean", "cov"))
     k = mean.size
-    pv = check.real_array("prior_variances", prior_variances)
+    pv = check.finite_array("prior_variances", prior_variances)
     if pv.ndim == 0:
         pv = np.full(k, float(pv))
     if pv.shape != (k,) or not np.all(np.isfinite(pv) & (pv > 0)):
@@ -279,7 +279,7 @@ def deletion_evidence(mean, cov, prior_variances, indices, hessian=None) -> Dele
         raise ValueError(f"indices must be one or more integer indices in [0, {k - 1}], got {indices!r}")
     if np.any((idx < 0) | (idx >= k)) or np.unique(idx).size != idx.size:
         raise ValueError(f"indices must be distinct integers in [0, {k - 1}], got {idx.tolist()}")
-    A = np.linalg.inv(cov) if hessian is None else check.real_array("hessian", hessian)
+    A = np.linalg.inv(cov) if hessian is None else check.finite_array("hessian", hessian)
     if A.shape != (k, k):
         raise ValueError(f"hessian must have shape ({k}, {k}), got {A.shape}")
     Sig = GaussianFactor(cov[np.ix_(idx, idx)], "cov block")
@@ -459,7 +459,7 @@ def hyperparameter_error_bars(run, G) -> HyperErrorBars:
                          f"got {type(run).__name__}")
     st = run.final
     k = np.asarray(st.mean).size
-    G = check.real_array("G", G)
+    G = check.real_array("G", G)  # its own check below names G and its range
     if G.ndim == 1:
         G = G[None, :]
     if G.ndim != 2 or G.shape[1] != k or G.shape[0] < 1 or not np.all(np.isfinite(G)):
@@ -594,8 +594,8 @@ def committee(means, variances, log_evidences) -> Committee:
     log_evidences : (M,) array_like
         Each member's log evidence (e.g. :func:`model_log_evidence`), finite.
     """
-    mu = check.real_array("means", means)
-    var = check.real_array("variances", variances)
+    mu = check.finite_array("means", means)
+    var = check.finite_array("variances", variances)
     le = check.finite_vector("log_evidences", log_evidences)
     if mu.ndim == 1:
         mu, var = mu[:, None], var.reshape(-1, 1) if var.ndim == 1 else var
@@ -631,7 +631,7 @@ def distinct_optima(means, log_evidences, *, atol: float = 1e-3, evidence_atol: 
     atol, evidence_atol : float
         The tolerances (> 0).
     """
-    mu = check.real_array("means", means)
+    mu = check.finite_array("means", means)
     le = check.finite_vector("log_evidences", log_evidences)
     if mu.ndim != 2 or mu.shape[0] != le.size:
         raise ValueError(f"means must have shape (M, P) with M = {le.size} members, got {mu.shape}")
@@ -645,3 +645,9 @@ def distinct_optima(means, log_evidences, *, atol: float = 1e-3, evidence_atol: 
                    for k in keep):
             keep.append(m)
     return np.array(keep, dtype=int)
+
+
+__all__ = ["Committee", "Deletion", "HyperErrorBars", "IntegratedPredictive", "ModelEvidence",
+           "SubsetPosterior", "committee", "deletion_evidence", "distinct_optima", "exact_log_evidence",
+           "hyperparameter_error_bars", "integrated_predictive", "mode_sensitivities",
+           "model_log_evidence"]

@@ -443,3 +443,7 @@ def laplace_error_bars(post, w_mp, hessian, beta, X) -> tuple[np.ndarray, np.nda
     G = network_jacobian(w_mp, X, post.n_hidden)  # (M, k)
     mean = G[:, -post.n_hidden:] @ w_mp[-post.n_hidden:]  # Σ v_i σ(u_iᵀx) = f(x, w_MP)
     return mean, GaussianFactor(A, "hessian").quad(G.T) + 1.0 / beta  # g_mᵀ A⁻¹ g_m per input
+
+
+__all__ = ["CollapsedBound", "EnsembleFit", "fit_ensemble", "fit_evidence", "fit_family",
+           "laplace_error_bars", "symmetry_factor"]

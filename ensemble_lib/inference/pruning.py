@@ -95,3 +95,6 @@ def unit_usage(mean, cov, X, n_hidden: int, threshold: float = DEFAULT_THRESHOLD
     shares = m / total if total > 0 else np.full(n_hidden, 1.0 / n_hidden)
     return UnitUsage(second_moments=m, shares=shares, active=shares >= threshold,
                      threshold=threshold)
+
+
+__all__ = ["UnitUsage", "unit_usage"]

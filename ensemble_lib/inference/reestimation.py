@@ -237,3 +237,6 @@ def reestimate(update, start, tol: float, max_iter: int, *, name: str,
         )
     return Reestimation(hyper=hyper, history=tuple(history), converged=converged,
                         tol_reached=float(change), notes=notes)
+
+
+__all__ = ["HyperparameterConvergenceWarning"]

@@ -198,7 +198,7 @@ def reparam_gradient(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
                          f"got {fam.name} of dimension {fam.dim}")
     k = fam.dim
     theta = fam._theta(theta)
-    eps = np.atleast_2d(check.real_array("eps", eps))
+    eps = np.atleast_2d(check.finite_array("eps", eps))
     if eps.ndim != 2 or eps.shape[1] != k or eps.shape[0] < 1:
         raise ValueError(f"eps must have shape (S, {k}) with S >= 1, got {eps.shape}")
     L = scale_matrix(fam, theta)

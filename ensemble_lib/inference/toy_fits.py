@@ -120,7 +120,7 @@ def warm_guard(post: ToyPosterior, mode, previous_mode) -> int:
     than 10⁻¹⁰ of the profile's scale counts as level). Otherwise the search has jumped to
     another mode (a mode switch) and 0 is returned: the fits must start cold.
     """
-    mode, previous_mode = (check.real_array(name, m) for name, m in (("mode", mode),
+    mode, previous_mode = (check.finite_array(name, m) for name, m in (("mode", mode),
                                                                      ("previous_mode", previous_mode)))
     for name, m in (("mode", mode), ("previous_mode", previous_mode)):
         if m.shape != (2,) or not np.all(np.isfinite(m)):
@@ -329,3 +329,6 @@ def fit_all(post: ToyPosterior, rank: int = 1, previous: ToyFits | None = None) 
         started,
         branches,
     )
+
+
+__all__ = ["ToyFits", "fit_all"]

@@ -209,3 +209,8 @@ def toy_centred_fit(post: ToyPosterior, fam: CovarianceFamily, start_cov, gtol: 
     _, _, kappa, V = _centred_profile(post, float(res.x[0]), correlated)
     cov = np.array([[ell * ell, kappa * ell], [kappa * ell, V + kappa * kappa]])
     return np.zeros(2), cov
+
+
+#: Nothing here is public: the closed-form toy objective is reached through
+#: :func:`ensemble_lib.inference.kl_fit.kl_fit`, which checks its arguments.
+__all__: list[str] = []

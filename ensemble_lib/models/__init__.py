@@ -7,3 +7,6 @@
 * :mod:`.network` — the erf network with H hidden units (B&B (1)): ⟨E_D⟩, ⟨f⟩, ⟨f²⟩ under Q;
 * :mod:`.mackay_gaussian` — MacKay's Gaussian mean/σ ensemble example.
 """
+
+#: the sub-package re-exports nothing: its modules declare their own public names
+__all__: list[str] = []

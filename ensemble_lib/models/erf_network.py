@@ -29,18 +29,18 @@ TOY_N = 6
 
 def sigma(a):
     """The erf sigmoid of B&B (2): ``erf(a/√2)`` (``a``: real numbers, any shape)."""
-    return erf(check.real_array("a", a) / np.sqrt(2.0))
+    return erf(check.finite_array("a", a) / np.sqrt(2.0))
 
 
 def sigma_prime(a):
     """dσ/da = √(2/π) exp(−a²/2) (``a``: real numbers, any shape)."""
-    a = check.real_array("a", a)
+    a = check.finite_array("a", a)
     return SQRT_2_OVER_PI * np.exp(-0.5 * a * a)
 
 
 def toy_model(x, u, v):
     """f(x; u, v) = v σ(u x), broadcasting over x, u and v (real numbers)."""
-    x, u, v = (check.real_array(name, val) for name, val in (("x", x), ("u", u), ("v", v)))
+    x, u, v = (check.finite_array(name, val) for name, val in (("x", x), ("u", u), ("v", v)))
     try:
         return v * sigma(u * x)
     except ValueError as exc:  # shapes that do not broadcast
@@ -92,3 +92,6 @@ def toy_data(
     x = rng.uniform(lo, hi, size=n)
     t = toy_model(x, u_true, v_true) + noise_sd * rng.standard_normal(n)
     return ToyData(x, t)
+
+
+__all__ = ["ToyData", "sigma", "sigma_prime", "toy_data", "toy_model"]

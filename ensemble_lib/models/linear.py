@@ -76,3 +76,6 @@ class LinearGaussianPosterior(RegressionPosterior):
         m = self.mean
         phi_min = self.beta * self.data_error(m) + 0.5 * self.alpha * float(m @ m)
         return float(-phi_min + 0.5 * self.dim * LOG_2PI - 0.5 * self.precision_factor.log_det)
+
+
+__all__ = ["LinearGaussianPosterior"]

@@ -98,6 +98,11 @@ def gaussian_log_likelihood(x, mu, sigma):
     return out[()] if isinstance(out, np.ndarray) else out
 
 
+#: Allowed |x̄| (its square times N must stay finite) and S range (2/S and S/N finite) of
+#: :class:`MacKayGaussian`.
+_XBAR_MAX = 1e150
+_S_RANGE = (1e-300, 1e300)
+
 def _mu_sigma(mu, sigma):
     mu = check.real_array("mu", mu)
     sigma = check.real_array("sigma", sigma)
@@ -356,8 +361,11 @@ class MacKayGaussian:
         if isinstance(xbar, bool) or not isinstance(xbar, (int, float, np.integer, np.floating)) \
                 or not math.isfinite(float(xbar)):
             raise ValueError(f"xbar must be a finite number, got {xbar!r}")
+        if abs(float(xbar)) > _XBAR_MAX:  # N x̄² and (x̄ − μ₀)² are formed: they must not overflow
+            raise ValueError(f"xbar must be in [-{_XBAR_MAX:g}, {_XBAR_MAX:g}], got {xbar!r}")
         object.__setattr__(self, "xbar", float(xbar))
-        object.__setattr__(self, "S", check.positive("S", self.S))
+        # 2/S, S/N and ln S are formed: S in [1e-300, 1e300] keeps them finite
+        object.__setattr__(self, "S", check.positive("S", self.S, lower=_S_RANGE[0], upper=_S_RANGE[1]))
 
     @classmethod
     def from_data(cls, x) -> "MacKayGaussian":
@@ -400,7 +408,8 @@ class MacKayGaussian:
         :math:`P(D) = \tfrac12 (2\pi)^{-(N-1)/2} N^{-1/2}\,\Gamma(\tfrac{N-1}2)\,(2/S)^{(N-1)/2}`,
         from integrating (14) against 1/σ (substitute β = 1/σ²).
         """
-        return float(_log_Z(self.N, self.xbar, self.S, _MACKAY_PRIOR))
+        return float(check.finite_result(_log_Z(self.N, self.xbar, self.S, _MACKAY_PRIOR),
+                                         "N, xbar, S", "ln P(D)"))
 
     def log_posterior(self, mu, sigma):
         """ln P(μ, σ | D), MacKay-E (8)–(9): a density in (μ, σ), exactly normalised."""
@@ -620,6 +629,8 @@ class MacKayGaussian:
 
     def q_log_density(self, it: EnsembleIterate, mu, sigma):
         """ln Q(μ, σ) of an iterate as a density in (μ, σ) (Jacobian |dβ/dσ| = 2/σ³ included)."""
+        if not isinstance(it, EnsembleIterate):
+            raise ValueError(f"it must be an EnsembleIterate (from ensemble_iterations), got {type(it).__name__}")
         mu, sigma = _mu_sigma(mu, sigma)
         beta = sigma**-2.0
         lq_mu = -0.5 * (_LN_2PI + math.log(it.sigma_mu2)) - (mu - it.m) ** 2 / (2.0 * it.sigma_mu2)

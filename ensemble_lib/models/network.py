@@ -109,8 +109,8 @@ def n_weights(n_inputs: int, n_hidden: int) -> int:
 
 def pack_weights(U, v) -> np.ndarray:
     """w = [u_1, …, u_H, v] from ``U`` (H × d, row i = u_i) and ``v`` (H,)."""
-    U = check.real_array("U", U)
-    v = check.real_array("v", v)
+    U = check.finite_array("U", U)
+    v = check.finite_array("v", v)
     if U.ndim != 2 or v.shape != (U.shape[0],):
         raise ValueError(f"U must have shape (H, d) and v shape (H,), got {U.shape} and {v.shape}")
     return np.concatenate([U.ravel(), v])
@@ -118,7 +118,7 @@ def pack_weights(U, v) -> np.ndarray:
 
 def unpack_weights(w, n_hidden: int) -> tuple[np.ndarray, np.ndarray]:
     """(U, v) from ``w`` (…, k): ``U`` of shape (…, H, d), ``v`` of shape (…, H)."""
-    w = check.real_array("w", w)
+    w = check.finite_array("w", w)
     n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
     k = w.shape[-1] if w.ndim else 0
     if w.ndim == 0 or k % n_hidden or k // n_hidden < 2:
@@ -136,7 +136,7 @@ def _check_inputs(X, name: str = "X") -> np.ndarray:
 
 
 def _check_w(w, d: int, n_hidden: int) -> np.ndarray:
-    w = check.real_array("w", w)
+    w = check.finite_array("w", w)
     k = n_hidden * d + n_hidden
     if w.ndim == 0 or w.shape[-1] != k:
         raise ValueError(
@@ -497,7 +497,7 @@ def _check_problem(w_mean, w_cov, X, n_hidden, t=None, n_quad=N_QUAD_DEFAULT):
     X = _check_inputs(X)
     n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
     k = n_hidden * X.shape[1] + n_hidden
-    mean, cov = check.mean_cov(w_mean, w_cov, k)
+    mean, cov = check.mean_cov(w_mean, w_cov, k, ("w_mean", "w_cov"))
     n_quad = check.integer("n_quad", n_quad, low=4, high=1000)
     if t is not None:
         t = check.finite_vector("t", t)
@@ -674,3 +674,8 @@ class NetworkPosterior(RegressionPosterior):
     def predictive_variance(self, mean, cov, X, beta=None) -> np.ndarray:
         """⟨f²⟩ − ⟨f⟩² (+ 1/β if given) under Q at new inputs X."""
         return predictive_variance(mean, cov, X, self.n_hidden, beta, self.n_quad)
+
+
+__all__ = ["NetworkPosterior", "add_bias", "expected_data_error", "n_weights", "network_jacobian",
+           "network_output", "output_moments", "pack_weights", "predictive_mean", "predictive_variance",
+           "unpack_weights"]

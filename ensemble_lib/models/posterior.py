@@ -29,6 +29,7 @@ unnormalised log posterior).
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -50,6 +51,29 @@ class Expectation:
     d_cov: np.ndarray
 
 
+def _checked_w(method, single: bool):
+    """``method(self, w)`` after ``w`` is checked (real, finite, last dimension k)."""
+    @functools.wraps(method)
+    def checked(self, w):
+        return method(self, self._w(w, single=single))
+    return checked
+
+
+def _mean_cov(post, mean, cov):
+    mean, cov = check.mean_cov_shapes(mean, cov, post.dim)
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
+        raise ValueError("mean and cov must contain only finite values (no NaN or inf)")
+    return mean, cov
+
+
+def _checked_mean_cov(method):
+    """``method(self, mean, cov)`` after the shapes and finiteness of ``mean`` and ``cov`` are checked."""
+    @functools.wraps(method)
+    def checked(self, mean, cov):
+        return method(self, *_mean_cov(self, mean, cov))
+    return checked
+
+
 class RegressionPosterior:
     """Posterior over weights of a Gaussian-noise regression model with prior N(0, I/α).
 
@@ -66,7 +90,19 @@ class RegressionPosterior:
     dim: int
     n_data: int
 
+    def __init_subclass__(cls, **kwargs):
+        """Wrap a subclass's own data-error methods with the argument checks of the interface."""
+        super().__init_subclass__(**kwargs)
+        for name, single in (("data_error", False), ("data_error_grad", True), ("data_error_hessian", True)):
+            if name in cls.__dict__:
+                setattr(cls, name, _checked_w(cls.__dict__[name], single))
+        if "expected_data_error" in cls.__dict__:
+            setattr(cls, "expected_data_error", _checked_mean_cov(cls.__dict__["expected_data_error"]))
+
     def __init__(self, alpha, beta):
+        if type(self) is RegressionPosterior:
+            raise ValueError("RegressionPosterior is abstract: construct a model's posterior (ToyPosterior, "
+                             "LinearGaussianPosterior, NetworkPosterior)")
         self.alpha = check.precision("alpha", alpha)
         self.beta = check.precision("beta", beta)
 
@@ -84,19 +120,25 @@ class RegressionPosterior:
             new.beta = check.precision("beta", beta)
         return new
 
-    # -- to be supplied by the model ------------------------------------
-    def data_error(self, w) -> np.ndarray:  # pragma: no cover - abstract
-        """E_D(w) = ½ Σ (f(x_n, w) − t_n)² (B&B (4)), vectorised over leading axes of w."""
+    # -- to be supplied by the model (checked by the wrappers __init_subclass__ puts on them) ------
+    def data_error(self, w) -> np.ndarray:
+        """E_D(w) = ½ Σ (f(x_n, w) − t_n)² (B&B (4)), vectorised over leading axes of w (finite, (..., k))."""
+        self._w(w)
         raise NotImplementedError
 
-    def data_error_grad(self, w) -> np.ndarray:  # pragma: no cover - abstract
+    def data_error_grad(self, w) -> np.ndarray:
+        """∇E_D at one finite ``w`` of shape (k,)."""
+        self._w(w, single=True)
         raise NotImplementedError
 
-    def data_error_hessian(self, w) -> np.ndarray:  # pragma: no cover - abstract
+    def data_error_hessian(self, w) -> np.ndarray:
+        """∇∇E_D at one finite ``w`` of shape (k,)."""
+        self._w(w, single=True)
         raise NotImplementedError
 
-    def expected_data_error(self, mean, cov) -> Expectation:  # pragma: no cover - abstract
-        """⟨E_D⟩ under N(mean, cov) with gradients (B&B (20)–(21))."""
+    def expected_data_error(self, mean, cov) -> Expectation:
+        """⟨E_D⟩ under N(mean, cov) with gradients (B&B (20)–(21)); mean (k,), cov (k, k), finite."""
+        _mean_cov(self, mean, cov)
         raise NotImplementedError
 
     @property
@@ -111,6 +153,8 @@ class RegressionPosterior:
         if w.ndim == 0 or w.shape[-1] != self.dim or (single and w.ndim != 1):
             want = f"({self.dim},)" if single else f"(..., {self.dim})"
             raise ValueError(f"w must have last dimension {self.dim}: shape {want}, got {w.shape}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("w must contain only finite values (no NaN or inf)")
         return w
 
     def log_unnorm(self, w) -> np.ndarray:
@@ -158,3 +202,6 @@ class RegressionPosterior:
     def kl(self, mean, cov) -> float:
         """KL(Q‖P) (B&B (16)) of Q = N(mean, cov) from the exact normalised posterior."""
         return float(self.log_evidence - self.bound(mean, cov))
+
+
+__all__ = ["Expectation", "RegressionPosterior"]

@@ -233,7 +233,8 @@ class ToyPosterior(RegressionPosterior):
     def log_marginal_u(self, u) -> np.ndarray:
         """ln g(u) = ln ∫ exp(−βE_D − (α/2)(u² + v²)) dv, exact (v enters quadratically)."""
         if isinstance(u, float) and self.n_data <= _SCALAR_PATH_MAX_N:
-            return self._log_marginal_scalar(u)
+            return self._log_marginal_scalar(check.real("u", u))
+        u = check.finite_array("u", u)
         A, B, _, _ = self._AB(u)
         prec = self.beta * A + self.alpha
         bB = self.beta * B
@@ -434,10 +435,12 @@ def make_posterior(seed: int = 0, alpha: float = 1.0, noise_sd: float = TOY_NOIS
     """The toy posterior for data drawn with ``numpy.random.default_rng(seed)``.
 
     The noise precision of the model is the one that generated the data,
-    β = 1/noise_sd².
+    β = 1/noise_sd², so ``noise_sd`` must lie in [1e-4, 1e4] (β in
+    :data:`~ensemble_lib.core.validation.PRECISION_RANGE`); ``seed`` >= 0, ``n`` >= 1,
+    ``alpha`` in [1e-8, 1e8].
     """
     seed = check.integer("seed", seed, low=0)
-    noise_sd = check.positive("noise_sd", noise_sd)
+    noise_sd = check.noise_sd("noise_sd", noise_sd)  # checked before β = 1/noise_sd² is formed
     data = toy_data(np.random.default_rng(seed), n=n, noise_sd=noise_sd)
     return ToyPosterior(data.x, data.t, alpha=alpha, beta=1.0 / noise_sd**2)
 
@@ -496,7 +499,7 @@ def kl_by_quadrature(post, mean, cov, weights=None, n: int = 401, z_max: float =
                          f"(e.g. a ToyPosterior), got {type(post).__name__}")
     n = check.integer("n", n, low=3, high=2001)
     z_max = check.positive("z_max", z_max, upper=40.0)
-    mean, cov = check.real_array("mean", mean), check.real_array("cov", cov)
+    mean, cov = check.finite_array("mean", mean), check.finite_array("cov", cov)
     single = mean.ndim == 1
     means, covs = (mean[None], cov[None]) if single else (mean, cov)
     if means.ndim != 2 or covs.ndim != 3 or len(covs) != len(means):
@@ -508,7 +511,7 @@ def kl_by_quadrature(post, mean, cov, weights=None, n: int = 401, z_max: float =
         if K != 1:
             raise ValueError(f"weights must be given for a mixture of K = {K} components")
         weights = np.ones(1)
-    weights = check.real_array("weights", weights)
+    weights = check.finite_array("weights", weights)
     if (weights.shape != (K,) or not np.all(np.isfinite(weights)) or np.any(weights <= 0)
             or abs(weights.sum() - 1.0) > 1e-9):
         raise ValueError(f"weights must be {K} positive numbers summing to 1, got {weights}")
@@ -534,3 +537,6 @@ def kl_by_quadrature(post, mean, cov, weights=None, n: int = 401, z_max: float =
         f = phi * (log_q - log_p)
         total += p * float(integrate.simpson(integrate.simpson(f, x=z, axis=1), x=z))
     return total
+
+
+__all__ = ["PAPER_PRESET", "PosteriorGrid", "ToyPosterior", "kl_by_quadrature", "make_posterior"]
