@@ -28,7 +28,6 @@ NOT_YET_CONVERTED = {
     "03_bound_and_hyperparameters.ipynb",
     "04_ensemble_learning_for_networks.ipynb",
     "05_deterministic_vs_stochastic_vi.ipynb",
-    "06_choosing_the_model.ipynb",
     "07_mixture_of_gaussians.ipynb",
 }
 CONVERTED = sc.lesson_exercises()
