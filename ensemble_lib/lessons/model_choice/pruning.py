@@ -16,6 +16,7 @@ from ...inference.evidence import laplace_evidence
 from ...inference.laplace import laplace_fit
 from ...inference.model_comparison import SubsetPosterior, deletion_evidence
 from ...models.network import NetworkPosterior, add_bias
+from .tables import Table
 from ...ui.plotting import new_figure
 
 @lru_cache(maxsize=2)
@@ -52,11 +53,12 @@ def pruning_demo(seed: int = 7, n: int = 100):
     return tuple(rows)
 
 
-def format_pruning(rows) -> str:
+def format_pruning(rows) -> Table:
+    """The table of :func:`pruning_demo` (text; an HTML table in a notebook)."""
     lines = [f"{'weight':<14} {'OBD':>9} {'saliency':>9} {'Occam':>7} {'§6 change':>10} {'refit':>9}"]
     for r in rows:
         lines.append(f"{r[0]:<14} {r[1]:9.3f} {r[2]:9.3f} {r[3]:7.3f} {r[4]:10.3f} {r[5]:9.3f}")
-    return "\n".join(lines)
+    return Table.from_columns("\n".join(lines), (14, 9, 9, 7, 10, 9))
 
 
 def pruning_study_rows(result: dict) -> list[dict]:
