@@ -29,7 +29,6 @@ NOT_YET_CONVERTED = {
     "03_bound_and_hyperparameters.ipynb",
     "04_ensemble_learning_for_networks.ipynb",
     "05_deterministic_vs_stochastic_vi.ipynb",
-    "06_choosing_the_model.ipynb",
     "07_mixture_of_gaussians.ipynb",
 }
 CONVERTED = {name: ex for name, (ex, _) in exercise_sets().items()}

@@ -18,6 +18,7 @@ module                      topic
                             (:class:`NoiseInputsPanel`)
 :mod:`.pruning`             pruning by evidence (§6) beside OBD; the stored Boston pruning study
 :mod:`.prior_functions`     priors over functions (:class:`PriorFunctionsPanel`)
+:mod:`.exercises`           the lesson's exercises and their checks (:data:`EXERCISES`)
 :mod:`.figures`             :func:`write_figures`: ``model_size.png``, ``ard_boston.png``,
                             ``occam_polynomial.png``, ``hyper_error_bars.png``,
                             ``pruning_evidence.png``
@@ -30,19 +31,23 @@ re-exported here, so ``from ensemble_lib.lessons.model_choice import X`` works f
 
 from .ard_boston import ard_arrays, ard_figure, plot_ard
 from .committees import committee_rows, format_committees
+from .exercises import EXERCISES, ex3_formula_sd, ex4_numbers, ex5_gaps
 from .figures import write_figures
-from .hyper_error_bars import (X_ERRORBARS, HyperErrorBarDemo, format_hyper_error_bars, hyper_error_bar_demo,
-                               hyper_error_bar_figure, plot_hyper_error_bars)
+from .hyper_error_bars import (X_ERRORBARS, HyperErrorBarDemo, NetworkErrorBars, boston_network_error_bars,
+                               format_hyper_error_bars, hyper_error_bar_demo, hyper_error_bar_figure,
+                               plot_hyper_error_bars)
 from .network_size import format_size, model_size_figure, plot_model_size, size_rows
 from .noise_inputs import (ARD_LIMIT, NOISE_MAX, NoiseARDState, NoiseInputsPanel, format_noise_summary, noise_ard,
                            noise_summary)
 from .occam import (OCCAM_PRIOR, OccamRow, format_occam, occam_figure, plot_occam, polynomial_data,
                     polynomial_design, polynomial_occam, toy_occam)
 from .prior_functions import N_FUNCTIONS, X_PRIOR, PriorFunctionsPanel, PriorState, prior_functions
-from .pruning import (format_pruning, format_pruning_study, plot_pruning_study, pruning_demo, pruning_study_figure,
-                      pruning_study_rows)
+from .pruning import (format_pruning, format_pruning_study, plot_pruning_study, pruning_demo, pruning_network,
+                      pruning_study_figure, pruning_study_rows)
 
-__all__ = ["ARD_LIMIT", "HyperErrorBarDemo", "NOISE_MAX", "N_FUNCTIONS", "NoiseARDState", "NoiseInputsPanel",
+__all__ = ["EXERCISES", "NetworkErrorBars", "boston_network_error_bars", "ex3_formula_sd", "ex4_numbers",
+           "ex5_gaps", "pruning_network", "ARD_LIMIT", "HyperErrorBarDemo",
+           "NOISE_MAX", "N_FUNCTIONS", "NoiseARDState", "NoiseInputsPanel",
            "OCCAM_PRIOR", "OccamRow", "PriorFunctionsPanel", "PriorState", "X_ERRORBARS", "X_PRIOR", "ard_arrays",
            "ard_figure", "committee_rows", "format_committees", "format_hyper_error_bars", "format_noise_summary",
            "format_occam", "format_pruning", "format_pruning_study", "format_size", "hyper_error_bar_demo",

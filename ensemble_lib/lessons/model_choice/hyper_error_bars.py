@@ -134,3 +134,42 @@ def hyper_error_bar_figure(degree: int = 3):
     fig, axes = new_figure(11.0, 4.0, ncols=2)
     plot_hyper_error_bars(axes, hyper_error_bar_demo(degree))
     return fig, axes
+
+
+@dataclass(frozen=True)
+class NetworkErrorBars:
+    """§5.2.2 on a Boston network fitted by the evidence (exercise 4 of lesson 6).
+
+    ``bars``: :class:`~ensemble_lib.inference.model_comparison.HyperErrorBars` at the test inputs
+    (``.weight_variance`` gᵀA⁻¹g, ``.hyper_variance`` MacKay's extra term, ``.variance`` the whole);
+    ``leverage``: each test input's xᵀ(XᵀX)⁻¹x on the training inputs (without the bias column), how
+    far it lies from them; ``gamma``, ``log_alpha_error``, ``log_beta_error``: the fit's γ and (25).
+    """
+
+    n_hidden: int
+    split: int
+    bars: object
+    leverage: np.ndarray
+    gamma: float
+    log_alpha_error: float
+    log_beta_error: float
+
+
+@lru_cache(maxsize=2)
+def boston_network_error_bars(n_hidden: int = 2, split: int = 0) -> NetworkErrorBars:
+    """Fit the Boston network with ``n_hidden`` units on ``split`` of the network-size study by the
+    evidence (one restart, MacKay's re-estimation) and evaluate §5.2.2's error bars on its test inputs."""
+    from ...inference.network_fits import fit_evidence
+    from ...models.network import NetworkPosterior, network_jacobian
+    from ...studies.model_size import ModelSizeConfig, load_split
+
+    _, sp, Xtr, Xte = load_split("boston", ModelSizeConfig(), split)
+    post = NetworkPosterior(Xtr, sp.y_train, n_hidden, alpha=1.0, beta=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = fit_evidence(post, np.random.default_rng(1), n_restarts=1, tol=1e-6)
+    bars = hyperparameter_error_bars(run, network_jacobian(run.final.mean, Xte, n_hidden))
+    Z, Ztr = Xte[:, :-1], Xtr[:, :-1]
+    leverage = np.einsum("ij,ij->i", Z, np.linalg.solve(Ztr.T @ Ztr, Z.T).T)
+    return NetworkErrorBars(n_hidden, split, bars, leverage, float(run.gamma_final), float(run.log_alpha_error),
+                            float(run.log_beta_error))

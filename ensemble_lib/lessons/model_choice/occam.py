@@ -25,6 +25,7 @@ from ...inference.model_comparison import exact_log_evidence, model_log_evidence
 from ...inference.network_fits import fit_ensemble
 from ...models.linear import LinearGaussianPosterior
 from ...models.toy import make_posterior
+from .tables import Table
 from ...ui.plotting import new_figure
 
 #: the hyperpriors of the exact Occam comparison (Barber & Bishop's broad ones)
@@ -87,14 +88,15 @@ def toy_occam(alphas: tuple = (0.02, 0.2, 2.0, 20.0), seed: int = 25) -> tuple:
     return tuple(rows)
 
 
-def format_occam(rows) -> str:
+def format_occam(rows) -> Table:
+    """The table of :class:`OccamRow` s (text; an HTML table in a notebook)."""
     lines = [f"{'model':<12} {'ln P(D) exact':>14} {'Laplace (30)':>13} {'bound F*':>10} "
              f"{'Laplace-exact':>14} {'exact-F*':>9}"]
     for r in rows:
         lines.append(f"{r.label:<12} {r.log_evidence_exact:14.4f} {r.log_evidence_laplace:13.4f} "
                      f"{r.bound:10.4f} {r.log_evidence_laplace - r.log_evidence_exact:+14.4f} "
                      f"{r.log_evidence_exact - r.bound:9.4f}")
-    return "\n".join(lines)
+    return Table.from_columns("\n".join(lines), (12, 14, 13, 10, 14, 9))
 
 
 def plot_occam(ax, rows, title: str = "", fixed: bool = False):

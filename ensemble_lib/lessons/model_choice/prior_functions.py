@@ -21,6 +21,10 @@ from ...ui.plotting import new_figure
 
 X_PRIOR = np.linspace(-5.0, 5.0, 201)
 N_FUNCTIONS = 6
+#: Ranges of the log sliders (steps of 0.05 in log10), chosen so that the lesson's values lie on the
+#: grid a front end snaps to: the widths' 2 (2·10^(−1.3) to 2·10^(1.3)) and the output scale's 1.
+WIDTH_RANGE = (2.0 * 10**-1.3, 2.0 * 10**1.3)
+SCALE_RANGE = (0.1, 10.0)
 
 
 @dataclass(frozen=True)
@@ -78,9 +82,9 @@ class PriorFunctionsPanel(FigurePanel):
         s = FigurePanel.slider
         controls = {
             "H": s("hidden units H", 10, 1, 400),
-            "sd_in": s("σ_in (input weights)", 2.0, 0.1, 40.0, step=0.05, log=True),
-            "sd_bias": s("σ_bias (hidden biases)", 2.0, 0.1, 40.0, step=0.05, log=True),
-            "sd_out": s("output scale (σ_out √H if scaled)", 1.0, 0.05, 10.0, step=0.05, log=True),
+            "sd_in": s("σ_in (input weights)", 2.0, *WIDTH_RANGE, step=0.05, log=True),
+            "sd_bias": s("σ_bias (hidden biases)", 2.0, *WIDTH_RANGE, step=0.05, log=True),
+            "sd_out": s("output scale (σ_out √H if scaled)", 1.0, *SCALE_RANGE, step=0.05, log=True),
             "scale_out": __import__("ipywidgets").Checkbox(value=True, description="σ_out ∝ 1/√H"),
             "seed": s("seed", 0, 0, 99),
         }
@@ -110,4 +114,7 @@ class PriorFunctionsPanel(FigurePanel):
         mc = float(np.std(state.f[:, mid]))
         return (f"prior s.d. of f(0) = {state.sd[mid]:.4f}, of f(3) = {state.sd[at3]:.4f} (arcsine kernel); "
                 f"the {N_FUNCTIONS} draws' s.d. at x = 0: {mc:.4f}. "
-                f"σ_out = {state.sd_out / math.sqrt(state.H) if state.scale_out else state.sd_out:.4g}")
+                f"σ_out = {state.sd_out / math.sqrt(state.H) if state.scale_out else state.sd_out:.4g}"
+                + ("" if state.scale_out or state.H == 1 else
+                   f"\nThe box is unticked, so σ_out stays fixed and the band is √H = {math.sqrt(state.H):.3g} times "
+                   "as wide as with σ_out ∝ 1/√H: it grows with H, unlike the lesson's fixed band."))

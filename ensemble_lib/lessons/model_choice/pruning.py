@@ -16,20 +16,32 @@ from ...inference.evidence import laplace_evidence
 from ...inference.laplace import laplace_fit
 from ...inference.model_comparison import SubsetPosterior, deletion_evidence
 from ...models.network import NetworkPosterior, add_bias
+from .tables import Table
 from ...ui.plotting import new_figure
 
-@lru_cache(maxsize=1)
-def pruning_demo(seed: int = 7, n: int = 100):
-    """An H = 1 network on inputs x0, x1 (relevant) and x2 (pure noise), α = 1, β = 100.
+@lru_cache(maxsize=2)
+def pruning_network(seed: int = 7, n: int = 100):
+    """The network of :func:`pruning_demo` and its Laplace fit: ``(net, state)``.
 
-    Returns rows (weight, OBD ½A_ss w_s², OBS saliency, Occam term, §6 change, refit change): the
-    change ln P(D|H) − ln P(D|H_s̄) predicted by §6 and found by refitting the reduced network.
+    An H = 1 network on inputs x0, x1 (relevant) and x2 (pure noise), α = 1, β = 100; ``state`` is
+    :func:`~ensemble_lib.inference.evidence.laplace_evidence`'s (``.mean`` w_MP, ``.cov`` A⁻¹,
+    ``.hessian`` A). Weights in the order u (x0), u (x1), u (x2), u (bias), v (output).
     """
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 3))
     t = np.tanh(X[:, 0] - 0.5 * X[:, 1] + 0.3) + 0.1 * rng.normal(size=n)
     net = NetworkPosterior(add_bias(X), t, 1, alpha=1.0, beta=100.0)
-    st = laplace_evidence(net, start=rng.normal(size=net.dim))
+    return net, laplace_evidence(net, start=rng.normal(size=net.dim))
+
+
+@lru_cache(maxsize=1)
+def pruning_demo(seed: int = 7, n: int = 100):
+    """§6 on :func:`pruning_network`: deleting each weight in turn.
+
+    Returns rows (weight, OBD ½A_ss w_s², OBS saliency, Occam term, §6 change, refit change): the
+    change ln P(D|H) − ln P(D|H_s̄) predicted by §6 and found by refitting the reduced network.
+    """
+    net, st = pruning_network(seed, n)
     names = ["u (x0)", "u (x1)", "u (x2, noise)", "u (bias)", "v (output)"]
     rows = []
     for s in range(net.dim):
@@ -41,11 +53,12 @@ def pruning_demo(seed: int = 7, n: int = 100):
     return tuple(rows)
 
 
-def format_pruning(rows) -> str:
+def format_pruning(rows) -> Table:
+    """The table of :func:`pruning_demo` (text; an HTML table in a notebook)."""
     lines = [f"{'weight':<14} {'OBD':>9} {'saliency':>9} {'Occam':>7} {'§6 change':>10} {'refit':>9}"]
     for r in rows:
         lines.append(f"{r[0]:<14} {r[1]:9.3f} {r[2]:9.3f} {r[3]:7.3f} {r[4]:10.3f} {r[5]:9.3f}")
-    return "\n".join(lines)
+    return Table.from_columns("\n".join(lines), (14, 9, 9, 7, 10, 9))
 
 
 def pruning_study_rows(result: dict) -> list[dict]:
