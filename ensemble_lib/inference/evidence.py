@@ -31,7 +31,7 @@ copies (§4.1); ``symmetry_factor`` adds its logarithm to (20). For the toy
 Symbols → code: α, β → ``alpha``, ``beta``; γ → ``gamma``; w_MP → ``mean``;
 A → ``hessian``; A⁻¹ → ``cov``; k → ``post.dim``; N → ``post.n_data``.
 
-Generic for any :class:`~ensemble_lib.posterior.RegressionPosterior`
+Generic for any :class:`~ensemble_lib.models.posterior.RegressionPosterior`
 (needs ``data_error``, its gradient and Hessian, ``with_hyperparameters``).
 :func:`evidence_grid` adds the brute-force reference: the exact
 ln P(D | α, β) on a grid of (ln α, ln β) and its refined maximiser, for

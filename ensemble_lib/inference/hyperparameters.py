@@ -43,7 +43,7 @@ Symbols → code: a, b, c, d → ``GammaHyperprior.a/.b/.c/.d``; r, s → ``r``,
 The alternation is :func:`~ensemble_lib.inference.reestimation.reestimate`'s fixed-point
 iteration (its convergence test, cap and warning); :func:`fit_hyperparameters` supplies the step.
 
-Works for any :class:`~ensemble_lib.posterior.RegressionPosterior` (it only
+Works for any :class:`~ensemble_lib.models.posterior.RegressionPosterior` (it only
 needs ``expected_data_error`` and ``with_hyperparameters``), so a multi-layer
 network can reuse it. Where the model's ln Z is exact (the toy, the linear
 model), the exact ``KL(Q‖P(w|D, ᾱ, β̄))`` and ``ln P(D|ᾱ, β̄)`` are recorded

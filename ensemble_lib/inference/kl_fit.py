@@ -6,7 +6,7 @@ F[Q], since ln Z does not depend on Q. The objective and its exact
 gradient come from the model's ``expected_energy`` (∂/∂w̄ and the symmetric
 ∂/∂C) plus the entropy term ``−½ ln|C|`` (gradient ``−½ C⁻¹``), and are
 mapped to the family's unconstrained parameters by the chain rule
-(:class:`~ensemble_lib.gaussian.CovarianceFamily`). ``scipy.optimize``
+(:class:`~ensemble_lib.core.gaussian.CovarianceFamily`). ``scipy.optimize``
 (BFGS for small problems, L-BFGS-B for large ones) does the search.
 
 Families: ``"full"`` (any C), ``"factor"`` (B&B (26) with rank s),

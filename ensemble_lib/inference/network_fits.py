@@ -40,7 +40,7 @@ paper's alternation (fit Q, update ᾱ, β̄) with the same bound. Maximising F*
 with one quasi-Newton run replaces the alternation, whose outer loop
 converges only linearly (each outer step refits Q from scratch to a
 tolerance, so a Boston-sized run costs many full fits). The tests check
-F* against :func:`~ensemble_lib.hyperparameters.full_bound` and its optimum
+F* against :func:`~ensemble_lib.inference.hyperparameters.full_bound` and its optimum
 against :func:`~ensemble_lib.fit_hyperparameters` on a small problem.
 
 Symbols → code: w̄, C → ``mean``, ``cov``; ᾱ, β̄ → ``alpha``, ``beta``;
@@ -159,7 +159,7 @@ class EnsembleFit:
     ``alpha``, ``beta`` are the means ᾱ = rs, β̄ = uv of the optimal R, S
     (B&B (37)–(38)) for the final Q; ``bound`` is F[Q, R, S] (B&B (33)) with those
     R, S, i.e. the collapsed bound F*(Q). ``theta`` are the family's
-    parameters (:class:`~ensemble_lib.gaussian.CovarianceFamily`), used to
+    parameters (:class:`~ensemble_lib.core.gaussian.CovarianceFamily`), used to
     warm-start a richer family exactly. ``converged`` is
     :func:`~ensemble_lib.inference.kl_fit.gradient_converged` (every component of ∇F* in θ
     within the fit's gtol); ``at_limit`` marks a fit stopped by its iteration limit.
@@ -349,7 +349,7 @@ def fit_evidence(post, rng: np.random.Generator, n_restarts: int = 3,
     alpha0, beta0 : float
         Starting α, β (> 0) of every restart.
     tol, max_iter : float, int
-        Passed to :func:`~ensemble_lib.evidence.evidence_reestimation`.
+        Passed to :func:`~ensemble_lib.inference.evidence.evidence_reestimation`.
 
     Returns
     -------
@@ -357,7 +357,7 @@ def fit_evidence(post, rng: np.random.Generator, n_restarts: int = 3,
         The restart with the largest Laplace log evidence (MacKay (20),
         including ``ln(H! 2^H)``, §4.1) among those whose re-estimation
         converged; if none converged, the best one with a
-        :class:`~ensemble_lib.hyperparameters.HyperparameterConvergenceWarning`.
+        :class:`~ensemble_lib.inference.hyperparameters.HyperparameterConvergenceWarning`.
         Its ``restarts`` hold every restart that ran (each with its own ``converged`` and
         ``notes``), in the order drawn, so a study can start from every local optimum.
 

@@ -20,10 +20,10 @@ parameters, ``w_s = w̄ + L ε_s`` with ``ε_s ~ N(0, I)`` and ``C = L Lᵀ``
 
 Its mean over ε is the exact gradient of the objective (differentiation and
 expectation commute), so it is unbiased; the entropy's gradient is exact. The
-parameter vector is that of :class:`~ensemble_lib.gaussian.CovarianceFamily`
+parameter vector is that of :class:`~ensemble_lib.core.gaussian.CovarianceFamily`
 (``"full"``: mean, then the lower triangle of L row by row with its diagonal
 stored as logarithms; ``"diagonal"``: mean, then ``ln d`` with ``C = diag(d²)``),
-so :func:`~ensemble_lib.kl_fit.kl_objective` gives the exact gradient of the
+so :func:`~ensemble_lib.inference.kl_fit.kl_objective` gives the exact gradient of the
 very same function.
 
 The update is **Adam** (Kingma & Ba 2015) with a step size that is either
@@ -188,7 +188,7 @@ def reparam_gradient(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
     """The reparameterisation estimate of ∇_θ [⟨φ⟩_Q − H[Q]] from standard-normal draws ``eps`` (S, k).
 
     Unbiased: its mean over ``eps ~ N(0, I)`` is the gradient returned by
-    :func:`~ensemble_lib.kl_fit.kl_objective` for the same ``fam`` and ``theta``.
+    :func:`~ensemble_lib.inference.kl_fit.kl_objective` for the same ``fam`` and ``theta``.
     """
     post = check.posterior("post", post)
     if not isinstance(fam, CovarianceFamily):
@@ -240,7 +240,7 @@ def step_sizes(step_size: float, schedule: str, n_iter: int, tau: float = 100.0,
 # ---------------------------------------------------------------------------
 
 def default_start(post, fam: CovarianceFamily) -> tuple[np.ndarray, np.ndarray]:
-    """The start :func:`~ensemble_lib.kl_fit.kl_fit` also uses: the Laplace mode, variances 1/H_ii."""
+    """The start :func:`~ensemble_lib.inference.kl_fit.kl_fit` also uses: the Laplace mode, variances 1/H_ii."""
     return laplace_fit(post, compute_kl=False).diagonal_start()
 
 

@@ -10,9 +10,9 @@ MacKay (1995), "Probable networks", §3 eqs (18)–(25).
 * :class:`BoundPanel`: sliders for Q (mean, s.d.s, correlation) and a
   selector snapping Q to the Laplace, diagonal-KL and full-KL solutions;
 * :func:`compare_hyperparameters`: the Gamma-hyperprior iteration
-  (:func:`~ensemble_lib.hyperparameters.fit_hyperparameters`, full and
+  (:func:`~ensemble_lib.inference.hyperparameters.fit_hyperparameters`, full and
   diagonal Q), MacKay's re-estimation
-  (:func:`~ensemble_lib.evidence.evidence_reestimation`) and the exact
+  (:func:`~ensemble_lib.inference.evidence.evidence_reestimation`) and the exact
   maximiser of ln P(D | α, β) by brute force on a (ln α, ln β) grid;
 * :func:`plot_trajectories`, :class:`HyperIterationPanel` (a slider over
   the iterations redraws the posterior at that iteration's α, β with the

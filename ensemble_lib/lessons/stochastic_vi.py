@@ -2,9 +2,9 @@
 
 The same objective, KL(Q‖P) of B&B (16) over Gaussians Q (B&B (17)–(20)), fitted two ways:
 
-* by :func:`~ensemble_lib.kl_fit.kl_fit`: exact expectations by Gauss–Hermite
+* by :func:`~ensemble_lib.inference.kl_fit.kl_fit`: exact expectations by Gauss–Hermite
   quadrature and exact gradients, BFGS plus a polish (deterministic);
-* by :func:`~ensemble_lib.svi.svi_fit`: Monte Carlo reparameterisation
+* by :func:`~ensemble_lib.inference.svi.svi_fit`: Monte Carlo reparameterisation
   gradients with S draws per step and Adam, with a fixed or a decaying step.
 
 This module holds what the notebook and the figures share:
@@ -80,7 +80,7 @@ def exact_fit(post, family: str = "full", init=LESSON_START) -> KLFit:
 class SVIComparison:
     """The exact fit and the SVI runs of :func:`run_comparison`.
 
-    ``runs`` maps ``(n_samples, schedule)`` to an :class:`~ensemble_lib.svi.SVIHistory`;
+    ``runs`` maps ``(n_samples, schedule)`` to an :class:`~ensemble_lib.inference.svi.SVIHistory`;
     ``exact_seconds`` is the median wall time of the exact fit (measured, varies by machine).
     """
 
