@@ -29,7 +29,6 @@ NOT_YET_CONVERTED = {
     "04_ensemble_learning_for_networks.ipynb",
     "05_deterministic_vs_stochastic_vi.ipynb",
     "06_choosing_the_model.ipynb",
-    "07_mixture_of_gaussians.ipynb",
 }
 CONVERTED = sc.lesson_exercises()
 CASES = [(name, ex.name) for name, exs in sorted(CONVERTED.items()) for ex in exs]
