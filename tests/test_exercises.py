@@ -27,7 +27,6 @@ NOT_YET_CONVERTED = {
     "01_toy_posterior_laplace_vs_kl.ipynb",
     "03_bound_and_hyperparameters.ipynb",
     "04_ensemble_learning_for_networks.ipynb",
-    "05_deterministic_vs_stochastic_vi.ipynb",
     "06_choosing_the_model.ipynb",
 }
 CONVERTED = sc.lesson_exercises()

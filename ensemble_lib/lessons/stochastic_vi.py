@@ -533,7 +533,8 @@ _EX4_STEPS = 1_000_000
 
 
 def _ex4_distance() -> float:
-    return float(np.sum(step_sizes(DEFAULT_STEP, "decaying", _EX4_STEPS, DEFAULT_TAU, 2.0)))
+    t = np.arange(_EX4_STEPS)
+    return float(np.sum(DEFAULT_STEP / (1.0 + t / DEFAULT_TAU) ** 2))
 
 
 def _check_q4(kappa_low, kappa_high, distance_kappa2):
