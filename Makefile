@@ -163,7 +163,9 @@ grade: $(STAMP)
 # the settings in voila.json (--Voila.config_file_paths: the repository root, as the browser tests
 # pass it): the exercise solutions (cells tagged `solution`) are left out of the app, and the
 # renderer ensemble_lib.ui.voila.NotebookRelativeImages shows the learning path's ../figures/
-# thumbnails. The root is given as an absolute path: Voila before 0.5.12 hands a relative one to
+# thumbnails. It also keeps out of the page two JupyterLab extensions that otter-grader (the
+# exercises extra) brings along, jupytext's and ipylab's: they fail to start outside JupyterLab and
+# would print errors in the app's console. The root is given as an absolute path: Voila before 0.5.12 hands a relative one to
 # jupyter_core, whose recent releases refuse it (the file list at / fails with a 500).
 # Like `make lab` it needs a token (Voila's own default is none: anyone who reaches the port could
 # run the notebooks' kernels): JUPYTER_TOKEN's if set, else one generated here and handed to Voila

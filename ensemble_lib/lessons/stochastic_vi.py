@@ -37,7 +37,11 @@ from ..inference.kl_fit import KLFit, kl_fit
 from ..ui.plotting import new_figure, save_figure
 from ..inference.svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit, svi_stream
 from ..models.toy import PAPER_PRESET, make_posterior
+from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, real
 from ..ui.panel import FigurePanel
+from ..ui.panel_readout import readout_table
+from ..inference.svi import reparam_gradient, step_sizes
+from ..core.gaussian import CovarianceFamily
 
 #: Both methods start from this Q (a broad Gaussian in the generating quadrant,
 #: far from the optimum, as a black-box SVI start would be): (mean, cov).
@@ -134,6 +138,56 @@ def first_within(h: SVIHistory, kl_opt: float, tol: float) -> tuple[int, float] 
     if hit.size == 0:
         return None
     return int(h.iterations[hit[0]]), float(h.time_s[hit[0]])
+
+
+@dataclass(frozen=True)
+class Table:
+    """A small results table: HTML in a notebook (``_repr_html_``), fixed-width text elsewhere.
+
+    ``rows`` hold already formatted strings, so the text and the HTML show the same digits.
+    """
+
+    header: tuple
+    rows: tuple
+
+    def __repr__(self) -> str:
+        cols = list(zip(self.header, *self.rows))
+        widths = [max(len(str(c)) for c in col) for col in cols]
+        line = lambda row: " ".join(f"{str(c):>{w}}" for c, w in zip(row, widths))  # noqa: E731
+        return "\n".join([line(self.header), "-" * len(line(self.header)), *map(line, self.rows)])
+
+    def _repr_html_(self) -> str:
+        return readout_table(self.rows, header=self.header).replace(
+            "<table>", "<table style='font-variant-numeric: tabular-nums; white-space: nowrap'>", 1)
+
+
+def floors_table(comp: SVIComparison, fraction: float = 0.5) -> Table:
+    """Each run's mean excess KL over the optimum in the last ``fraction`` of its steps (nats)."""
+    rows = tuple((f"{S}", schedule, f"{floor:.3f}") for (S, schedule), floor in comp.floors(fraction).items())
+    return Table(("S", "step", "mean excess KL, last half (nats)"), rows)
+
+
+def floors_sentence(comp: SVIComparison, fraction: float = 0.5) -> str:
+    """The notebook's sentence on the noise floors, written from ``comp``'s numbers (Markdown)."""
+    f = comp.floors(fraction)
+    fixed1, fixed16, dec1, dec16 = f[(1, "fixed")], f[(16, "fixed")], f[(1, "decaying")], f[(16, "decaying")]
+    lower = "lowers" if fixed16 < fixed1 else "does **not** lower"
+    keeps = "but does not remove it" if fixed16 > max(dec1, dec16) else "and here even matches a decaying step"
+    closer = ("both below either fixed-step run" if max(dec1, dec16) < min(fixed1, fixed16) else
+              "not below both fixed-step runs this time")
+    return (f"With a fixed step the mean excess KL over the last half is {fixed1:.3f} nats for S = 1; "
+            f"S = 16 {lower} it, to {fixed16:.3f}, {keeps}. The decaying step gets to {dec1:.3f} (S = 1) "
+            f"and {dec16:.3f} (S = 16), {closer}.")
+
+
+def timing_table(comp: SVIComparison, tol: float = 0.1) -> Table:
+    """Wall time of each SVI run and when it first came within ``tol`` nat of the optimum."""
+    rows = [("exact (quadrature)", "—", f"{comp.exact_seconds * 1e3:.1f} ms (median of 3)", "to |gradient| ≤ 1e-9")]
+    for (S, schedule), h in comp.runs.items():
+        hit = first_within(h, comp.kl_opt, tol)
+        reach = "never" if hit is None else f"step {hit[0]} after {hit[1] * 1e3:.1f} ms"
+        rows.append((f"SVI, S = {S}", schedule, f"{h.n_iter} steps in {h.time_s[-1] * 1e3:.1f} ms", reach))
+    return Table(("method", "step", "wall time", f"first within {tol:g} nat"), tuple(rows))
 
 
 # ---------------------------------------------------------------------------
@@ -358,7 +412,155 @@ class SVIExplorer(FigurePanel):
             ("wall time: SVI steps / exact fit", f"{h.time_s[-1] * 1e3:.0f} ms / "
                                                   f"{self.exact_seconds[h.family] * 1e3:.0f} ms"),
         ]
-        return self.readout_table(rows) + self.readout_table(wide, pairs=1)
+        return self.readout_table(rows) + self.readout_table(wide, pairs=1) + off_story_note(h, gap)
+
+
+#: the gap (nats) above which a decaying run is said to have stopped short
+STOPPED_SHORT_GAP = 0.1
+
+
+def off_story_note(h: SVIHistory, gap: float) -> str:
+    """The readout's line when a run contradicts the lesson's "a decaying step removes the floor"
+    (a decaying run still ``gap`` > :data:`STOPPED_SHORT_GAP` from the optimum), else ``""``."""
+    if h.schedule != "decaying" or gap <= STOPPED_SHORT_GAP:
+        return ""
+    travel = float(np.sum(step_sizes(h.step_size, "decaying", h.n_iter, DEFAULT_TAU, DEFAULT_KAPPA)))
+    fixed = h.step_size * h.n_iter
+    return (f"<b>Not the lesson's 'decaying removes the floor':</b> this decaying run is still {gap:.3f} nats "
+            f"above the optimum. Its steps add up to Σρ_t = {travel:.2f} over {h.n_iter} steps (a fixed step "
+            f"would give {fixed:.2f}): with this a it has not yet travelled to the optimum, or it still "
+            "jitters there. Robbins–Monro promises the floor goes only as t → ∞; a larger a, or more steps, "
+            "gets closer.")
+
+
+# ---------------------------------------------------------------------------
+# The exercises (ensemble_lib.ui.exercises): checks that answer back with a hint
+# ---------------------------------------------------------------------------
+
+#: exercise 1's facts at the panel's 1000 steps, seed 0, S = 1 (tests/test_claims_stochastic_vi.py
+#: re-derives both from runs at a = 0.005 … 0.2): among the settled fixed-step runs the floor grows with
+#: a, and a decaying run with a small a stops short (further from the optimum than a fixed step)
+EX1_FLOOR_GROWS_WITH_A = True
+EX1_DECAYING_SMALL_A_STOPS_SHORT = True
+#: the a values exercise 1 asks about
+EX1_STEPS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+
+
+def _check_q1(ex1_panel, floor_grows_with_a, decaying_small_a_stops_short):
+    if not isinstance(ex1_panel, SVIExplorer):
+        raise AnswerError("ex1_panel must be an SVIExplorer (the lesson's panel, or one of your own), "
+                          f"got {type(ex1_panel).__name__}")
+    grows = boolean("floor_grows_with_a", floor_grows_with_a)
+    short = boolean("decaying_small_a_stops_short", decaying_small_a_stops_short)
+    v, h = ex1_panel.values(), getattr(ex1_panel, "state", None)
+    if v["schedule"] != "fixed" or v["n_samples"] != 1 or v["family"] != "full":
+        return "set the panel to the fixed schedule, S = 1 and the full Q, then move a."
+    if (h is None or h.n_iter < PANEL_N_ITER or h.schedule != v["schedule"] or h.n_samples != v["n_samples"]
+            or not close(h.step_size, v["step_size"], 1e-9)):
+        return "let the panel finish its run (the readout says 'complete'), then answer."
+    if not h.settling(0.5).settled:
+        return ("leave the panel at an a whose run has settled (the readout's 'settled?' says yes): only then "
+                "is the gap a noise floor. Try larger a.")
+    if grows != EX1_FLOOR_GROWS_WITH_A:
+        return "compare the gap of the settled fixed-step runs at a = 0.05, 0.1 and 0.2: which way does it go?"
+    if short != EX1_DECAYING_SMALL_A_STOPS_SHORT:
+        return ("switch to decaying at a = 0.005 and compare its gap with the fixed step's at the same a: how far "
+                "do its steps add up to (Σρ_t)?")
+    return None
+
+
+def _wrong_q1(ns):
+    panel = SVIExplorer(ns.get("post"))  # a panel of its own: the lesson's stays as shown
+    with panel.hold():
+        panel.controls["step_size"].value = 0.01  # still descending after 1000 steps: not a floor
+    return {"ex1_panel": panel, "floor_grows_with_a": True, "decaying_small_a_stops_short": True}
+
+
+#: exercise 2's fixed draw ε and the parameters it is tried at (the common start, full Q)
+EX2_EPS = np.array([[0.7, -1.2]])
+
+
+def _ex2_reference() -> np.ndarray:
+    fam = CovarianceFamily.make("full", 2)
+    return reparam_gradient(lesson_posterior(), fam, fam.pack(*LESSON_START), EX2_EPS)
+
+
+def _vector(name: str, value, n: int) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise AnswerError(f"{name} must be an array of {n} numbers, got {type(value).__name__} {value!r:.40}") from None
+    if arr.shape != (n,):
+        raise AnswerError(f"{name} must be an array of {n} numbers, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise AnswerError(f"{name} must hold finite numbers")
+    return arr
+
+
+def _check_q2(fd_grad):
+    fd = _vector("fd_grad", fd_grad, 5)
+    ref = _ex2_reference()
+    if not np.allclose(fd, ref, rtol=1e-5, atol=1e-5):
+        off = ", ".join(str(i) for i in np.flatnonzero(~np.isclose(fd, ref, rtol=1e-5, atol=1e-5)))
+        return (f"components {off} differ from the estimator: differentiate φ(w̄ + Lε) − H, with H = Σ ln L_ii + "
+                "const, for the fixed ε = (0.7, −1.2), by central differences in each of the five parameters "
+                "θ = (w̄_u, w̄_v, ln L_uu, L_vu, ln L_vv).")
+    return None
+
+
+def _wrong_q2(ns):
+    g = _ex2_reference().copy()
+    g[[2, 4]] += 1.0  # the entropy term forgotten: ∂H/∂ln L_ii = 1
+    return {"fd_grad": g}
+
+
+def _check_q3(expected_ratio, se_ratio):
+    var, se = real("expected_ratio", expected_ratio), real("se_ratio", se_ratio)
+    S = 16
+    if not close(var, S):
+        return "the variance of a mean of S independent draws is the variance of one draw divided by S."
+    if not close(se, np.sqrt(S)):
+        return "the standard error is the square root of the variance."
+    return None
+
+
+def _wrong_q3(ns):
+    return {"expected_ratio": 4.0, "se_ratio": 16.0}  # variances and standard errors swapped
+
+
+#: exercise 4's κ = 2 distance: Σ ρ_t over this many steps approximates the whole sum (its tail is a·τ²/t)
+_EX4_STEPS = 1_000_000
+
+
+def _ex4_distance() -> float:
+    t = np.arange(_EX4_STEPS)
+    return float(np.sum(DEFAULT_STEP / (1.0 + t / DEFAULT_TAU) ** 2))
+
+
+def _check_q4(kappa_low, kappa_high, distance_kappa2):
+    lo, hi = real("kappa_low", kappa_low), real("kappa_high", kappa_high)
+    dist = real("distance_kappa2", distance_kappa2)
+    if not (close(lo, 0.5) and close(hi, 1.0)):
+        return ("Σ t^(−κ) diverges exactly when κ ≤ 1; for which κ does Σ t^(−2κ) converge? kappa_low and "
+                "kappa_high are the ends of the interval ½ < κ ≤ 1 you get (the low end excluded).")
+    if not close(dist, _ex4_distance(), 1e-2):
+        return ("distance_kappa2 is the total Σ_t ρ_t for κ = 2 (a = 0.05, τ = 200): compare it with an integral "
+                "of a/(1 + t/τ)² (about a·τ), or add up a million terms.")
+    return None
+
+
+def _wrong_q4(ns):
+    return {"kappa_low": 0.0, "kappa_high": 1.0, "distance_kappa2": _ex4_distance()}  # forgets Σρ² < ∞
+
+
+#: lesson 5's exercises (the notebook's ``check("q1")``; otter's tests call the same checks)
+EXERCISES = ExerciseSet("05_deterministic_vs_stochastic_vi.ipynb", (
+    Exercise("q1", ("ex1_panel", "floor_grows_with_a", "decaying_small_a_stops_short"), _check_q1, _wrong_q1,
+             uses_panel="panel"),
+    Exercise("q2", ("fd_grad",), _check_q2, _wrong_q2),
+    Exercise("q3", ("expected_ratio", "se_ratio"), _check_q3, _wrong_q3),
+    Exercise("q4", ("kappa_low", "kappa_high", "distance_kappa2"), _check_q4, _wrong_q4),
+))
 
 
 # ---------------------------------------------------------------------------
@@ -392,6 +594,8 @@ def write_timing_figures(outdir) -> list[Path]:
 
 
 __all__ = [
+    "EXERCISES", "EX1_STEPS", "EX1_FLOOR_GROWS_WITH_A", "EX1_DECAYING_SMALL_A_STOPS_SHORT", "STOPPED_SHORT_GAP",
+    "off_story_note", "Table", "floors_table", "floors_sentence", "timing_table",
     "LESSON_START", "SVIComparison", "SVIExplorer", "run_comparison", "exact_fit", "lesson_posterior",
     "plot_kl_vs_iteration", "plot_kl_vs_time", "comparison_figures", "write_figures",
     "write_timing_figures", "first_within",
