@@ -98,7 +98,7 @@ test: $(STAMP) browser-deps
 # (--resolution lowest-direct; what they pull in at its newest compatible version) into a fresh
 # $(LOWEST) made with $(PYTHON), which must be requires-python's floor (3.11; uv fetches no other
 # Python). The library and notebook tests then run there as in `make test` (every core, loadfile,
-# one BLAS thread per worker), and tests/test_declared_floors.py checks that every direct dependency
+# one BLAS thread per worker), and tests/project/test_declared_floors.py checks that every direct dependency
 # was installed at exactly its floor. Rebuilt from scratch whenever pyproject.toml changes.
 $(LOWEST)/.installed: pyproject.toml
 	rm -rf $(LOWEST)
@@ -116,10 +116,10 @@ test-lowest: $(LOWEST)/.installed
 	ENSEMBLE_TEST_LOWEST=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	  $(LOWEST)/bin/python -m pytest -m "not browser" -n $(TEST_JOBS) --dist loadfile
 
-# The toy's fuzz over its documented domain (tests/test_toy_properties.py) with 1000 examples,
+# The toy's fuzz over its documented domain (tests/models/test_toy_properties.py) with 1000 examples,
 # derandomised: the same examples every run
 fuzz: $(STAMP)
-	ENSEMBLE_FUZZ_EXAMPLES=1000 $(BIN)/python -m pytest -q tests/test_toy_properties.py -k fuzz
+	ENSEMBLE_FUZZ_EXAMPLES=1000 $(BIN)/python -m pytest -q tests/models/test_toy_properties.py -k fuzz
 
 # Chromium for the browser tests: installed with apt-get when missing and we are root; otherwise
 # one line says why the browser tests will skip (under CI=true they fail instead). Silent when present.

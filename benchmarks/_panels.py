@@ -10,7 +10,7 @@ every round really recomputes (no memoised result is timed twice in a row):
   callback as the kernel does when a student drags the slider (compute, draw,
   render, readout): the issue's target applies.
 
-Every panel in the registry must have cases (``tests/test_benchmarks.py``).
+Every panel in the registry must have cases (``tests/project/test_benchmarks.py``).
 """
 
 from __future__ import annotations

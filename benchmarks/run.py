@@ -9,7 +9,7 @@ process); this module turns its JSON into the report: median and 95th
 percentile per case, the target, the machine. Timings are reported, never
 asserted.
 
-``--quick`` (CI, ``tests/test_benchmarks.py``) runs one round, no warm-up, so
+``--quick`` (CI, ``tests/project/test_benchmarks.py``) runs one round, no warm-up, so
 the harness cannot rot: every case is still collected (each bench module
 imports and registers its cases) but a few are left out (:func:`quick_skips`):
 those whose work another case repeats, and the long fits to convergence.
@@ -81,7 +81,7 @@ def quick_skips(cases: dict) -> list[str]:
     * a panel's ``<prefix>_compute`` and ``<prefix>_draw`` when its ``<prefix>_step``
       has the same set-up: the step runs both through the panel's callback;
     * the fits to convergence (``*_to_convergence*``): tens of seconds each, the rest of
-      the quick run together takes less; ``fit_ensemble`` is tested in tests/test_network_study.py.
+      the quick run together takes less; ``fit_ensemble`` is tested in tests/inference/test_network_fits.py.
     """
     skip = [name for name in cases if "_to_convergence" in name]
     for name, (setup, _step, _target) in cases.items():

@@ -1,5 +1,5 @@
-"""What a panel's figure shows outside its canvas (shared by tests/test_panels.py and
-tests/test_live_panels.py)."""
+"""What a panel's figure shows outside its canvas (shared by tests/ui/test_panel.py and
+tests/ui/test_panel_live.py)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ one machine to another, and nothing a reader could see as a different result:
   (matplotlib's ``compare_images``, levels 0–255) is at most :data:`PNG_RMS_TOL`. Moving a curve by
   1e-8 changes a few antialiased pixels by one level (RMS about 0.002 on lesson 4's demo); changing
   one digit of a printed number moves the RMS by 0.3 or more even in the largest committed figure
-  (``tests/test_committed.py`` checks both).
+  (``tests/project/test_committed.py`` checks both).
 * any other file must be equal byte for byte.
 
 Under ``make test-lowest`` (``ENSEMBLE_TEST_LOWEST=1``) the oldest declared matplotlib rasterises

@@ -2,7 +2,7 @@
 
 Each interactive panel is introduced by a markdown cell whose paragraph starting with
 ``**Where it opens.**`` states the numbers the panel's readout shows after Run All (every decimal
-number in that paragraph, written as the readout prints it). ``tests/test_start_state.py`` checks
+number in that paragraph, written as the readout prints it). ``tests/notebooks/test_start_state.py`` checks
 that every displayed panel has such a paragraph right before it; the real-browser suite
 (``tests/browser/test_jupyterlab.py``) reads each readout after Run All and compares.
 """

@@ -48,7 +48,7 @@ class ClassificationFits:
         flattens away from the mode, so the posterior's tails hold more mass than N(w_MP, A⁻¹)),
         but not always: with nearly separable data and a small α the mode lies far out, the
         curvature σ(a)σ(−a) grows towards the decision boundary, and Laplace overestimates
-        (tests/test_classification_fits.py has an example, +0.089 nats).
+        (tests/inference/test_classification_fits.py has an example, +0.089 nats).
     alpha : float
         The prior precision the fits are for.
     """

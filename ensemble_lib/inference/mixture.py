@@ -379,7 +379,7 @@ def mixture_entropy(weights, means, covs, spacing: float = REPORT_SPACING) -> fl
     depends on how sharply ln Q switches from one component to another: at the default
     0.1 the error is below 1e-12 on the toy's fitted mixtures (components of similar
     shape) and reaches 5e-7 on random mixtures whose components differ in aspect
-    ratio by 10 or more (0.03 brings that below 1e-8; ``tests/test_mixture.py``
+    ratio by 10 or more (0.03 brings that below 1e-8; ``tests/inference/test_mixture.py``
     checks both against adaptive cubature). Exact (to round-off) for K = 1, where
     ln Q is quadratic.
     """

@@ -24,7 +24,7 @@ Then (the 1-D rule ``(z_i, p_i)`` of :func:`~ensemble_lib.models.toy.u_rule`, ``
   ℓ² = d_u² + s_u², κ = s_u s_v/ℓ, V = d_v² + s_v² d_u²/ℓ² (no cancellation).
 
 It is the same function as the general path (the model's ``expected_energy`` and the family's
-chain rule), evaluated with less overhead: ``tests/test_toy_objective.py`` checks value and
+chain rule), evaluated with less overhead: ``tests/inference/test_toy_objective.py`` checks value and
 gradient against that path and against central differences. Symbols: ``ell`` = ℓ,
 ``kappa`` = κ, ``V``; ``alpha``, ``beta`` as in the model.
 """

@@ -236,7 +236,7 @@ def panel_extent(comp: MixtureComparison) -> tuple[float, float, float, float]:
     """The panel's box: the single full-covariance fit's ±:data:`PANEL_REACH` s.d., symmetric.
 
     Known from the first fit, so the view stays put while the ladders fill in; wide enough for
-    the components along each banana (``tests/test_mixture_lesson.py`` checks their 1-σ ellipses).
+    the components along each banana (``tests/lessons/test_mixture.py`` checks their 1-σ ellipses).
     """
     s = comp.single
     u, v = np.abs(s.mean) + PANEL_REACH * np.sqrt(np.diag(s.cov))

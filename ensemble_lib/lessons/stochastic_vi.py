@@ -437,7 +437,7 @@ def off_story_note(h: SVIHistory, gap: float) -> str:
 # The exercises (ensemble_lib.ui.exercises): checks that answer back with a hint
 # ---------------------------------------------------------------------------
 
-#: exercise 1's facts at the panel's 1000 steps, seed 0, S = 1 (tests/test_claims_stochastic_vi.py
+#: exercise 1's facts at the panel's 1000 steps, seed 0, S = 1 (tests/notebooks/test_claims_stochastic_vi.py
 #: re-derives both from runs at a = 0.005 … 0.2): among the settled fixed-step runs the floor grows with
 #: a, and a decaying run with a small a stops short (further from the optimum than a fixed step)
 EX1_FLOOR_GROWS_WITH_A = True

@@ -110,7 +110,7 @@ KL_TABLE_CSV = Path(__file__).resolve().parents[2] / "figures" / "toy_kl_table.c
 def load_kl_table(path: Path | str = KL_TABLE_CSV) -> list[dict]:
     """The stored :func:`kl_table` (its default seeds and α), as written by :func:`write_figures`.
 
-    The values are stored to 6 significant figures; ``tests/test_toy_study.py`` re-derives the
+    The values are stored to 6 significant figures; ``tests/lessons/test_toy_posterior.py`` re-derives the
     file from :func:`kl_table` (every value to one unit in its 6th figure, the most another CPU's
     floating point can move it), so a change that moves a value fails there.
     """

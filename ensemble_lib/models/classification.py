@@ -87,7 +87,7 @@ def normal_rule(mean, sd) -> tuple[np.ndarray, np.ndarray]:
     a = 0): ``z₀ ± 2^j/sd``, j = 0, 1, …. Every panel is at most as long as its distance from
     ``a = 0`` (or its unit width), so however broad the Gaussian (an ``sd`` of 10⁴ puts the
     whole change of σ within 10⁻⁴ in z) the error for ln σ and σ stays below about 1e-13
-    (``tests/test_classification.py`` checks it against adaptive quadrature); ``sd = 0`` gives
+    (``tests/models/test_classification.py`` checks it against adaptive quadrature); ``sd = 0`` gives
     ``f(mean)``.
 
     Parameters
@@ -122,7 +122,7 @@ def normal_rule(mean, sd) -> tuple[np.ndarray, np.ndarray]:
 
 
 #: Gaussians of activation s.d. up to this use the Gauss–Hermite rule of _GH_NODES nodes (error
-#: below 1e-14 for ln σ and σ; tests/test_classification.py), broader ones :func:`normal_rule`.
+#: below 1e-14 for ln σ and σ; tests/models/test_classification.py), broader ones :func:`normal_rule`.
 _GH_REACH = 1.0
 _GH_NODES = 64
 
@@ -192,7 +192,7 @@ def moderated_output(a_mp, s2) -> np.ndarray:
     The approximation of MacKay (1992c), cited in MacKay §5.4, to the predictive probability
     ``∫ σ(a) N(a; a_MP, s²) da`` (:func:`predictive_probability`): σ replaced by the probit
     ``Φ(√(π/8) a)`` of the same slope at 0, whose Gaussian average is exact. Its largest
-    error is about 0.02 (tests/test_classification.py reports it over a panel's range).
+    error is about 0.02 (tests/models/test_classification.py reports it over a panel's range).
 
     Parameters
     ----------
@@ -294,7 +294,7 @@ class ClassificationGrid:
     from 0.5 until ``log_Z`` changes by at most ``0.01 √tol`` (``log_Z_change``, the last
     change): on a smooth integrand negligible at the box's edges the trapezoid rule converges
     geometrically (error ~ e^{−c/h}), so the finer grid's error is about the square of that
-    change, far below ``tol`` (tests/test_classification.py checks ln Z against scipy's
+    change, far below ``tol`` (tests/models/test_classification.py checks ln Z against scipy's
     ``dblquad`` to 1e-9).
 
     Attributes

@@ -491,7 +491,7 @@ def kl_by_quadrature(post, mean, cov, weights=None, n: int = 401, z_max: float =
     ``ln P(w|D) = −βE_D(w) − (α/2)‖w‖² − ln Z`` is evaluated pointwise (B&B (6)). Nothing of the
     library's ``bound``/``kl`` is used: not the entropy formula or its bound, not the 1-D rule for
     ⟨E_D⟩, not ``ln Z_D``, ``ln Z_P``; only ``post.log_Z``, the exact normaliser (itself checked
-    against 2-D adaptive quadrature in ``tests/test_toy.py``). So it agrees with ``post.kl`` only
+    against 2-D adaptive quadrature in ``tests/models/test_toy.py``). So it agrees with ``post.kl`` only
     if F[Q] (B&B (17)–(20)) and KL = ln P(D) − F (B&B (16)) are right.
     """
     if not (hasattr(post, "log_unnorm") and hasattr(post, "log_Z")):

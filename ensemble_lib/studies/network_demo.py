@@ -14,7 +14,7 @@ it goes.
 
 ``python -m ensemble_lib.studies.network_demo [--jobs N]`` recomputes the file (every fit with a
 fresh ``numpy.random.default_rng(DEMO_SEED)``, as the panel's own fits, and one BLAS thread, in
-joblib processes). ``tests/test_network_demo_store.py`` re-derives stored settings from the data
+joblib processes). ``tests/studies/test_network_demo.py`` re-derives stored settings from the data
 and settings alone; :func:`load_demo_store` uses the file only if its data and grid are the panel's.
 """
 

@@ -280,7 +280,7 @@ class FigurePanel(LiveUpdates):
         without a line) returns what decides them, e.g. the axis limits: the backgrounds drawn for
         the last few keys are kept, and :meth:`invalidate_background` followed by a key seen
         before restores that background instead of drawing the whole figure. It must change
-        whenever a static pixel does (tests/test_panels.py compares every such panel's steps
+        whenever a static pixel does (tests/ui/test_panel.py compares every such panel's steps
         with full redraws).
         """
         return None

@@ -110,7 +110,7 @@ def is_ci() -> bool:
 def panel_class_names() -> set[str]:
     """Names of every interactive panel: the one registry, ``ensemble_lib.lessons.PANELS``.
 
-    (tests/test_panels.py fails if a FigurePanel subclass defined in a lesson is missing from it.)
+    (tests/ui/test_panel.py fails if a FigurePanel subclass defined in a lesson is missing from it.)
     """
     from ensemble_lib.lessons import PANELS
 
@@ -516,7 +516,7 @@ class Panel:
 
     def unknown_controls(self) -> list[str]:
         """Controls in the panel's rows that this suite does not know how to move (the "Reset"
-        button every panel has is pressed in tests/test_panels.py, not here)."""
+        button every panel has is pressed in tests/ui/test_panel.py, not here)."""
         return self.el.evaluate("""(panel) => [...panel.querySelectorAll(':scope > .widget-hbox > *')]
             .filter(e => !e.matches('.panel-slider, .widget-slider, .widget-dropdown, .widget-toggle-buttons, '
                                     + '.widget-radio, .widget-checkbox, .widget-label, .widget-html, '

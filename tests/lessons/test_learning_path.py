@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ensemble_lib.lessons.learning_path import LESSONS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NB = ROOT / "notebooks"
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "ensemble_lib"
 ABSOLUTE = re.compile(r"\bensemble_lib(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 RELATIVE = re.compile(r":(?:mod|func|class|meth|attr|data|exc|obj):`~?(\.[A-Za-z_][A-Za-z0-9_.]*)`")

@@ -5,7 +5,7 @@
 * the stored tables come from their stored configuration: one stored split's Laplace row and every
   family fit whose best came from a shared start are re-derived from the stored configuration;
 * the paired comparison with Hamiltonian Monte Carlo, on numbers whose answer is known.
-(The table command's determinism and JSON layout: tests/test_network_study.py.)
+(The table command's determinism and JSON layout: tests/inference/test_network_fits.py.)
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from ensemble_lib.lessons import PANELS
 from ensemble_lib.ui.panel import FigurePanel
 from ensemble_lib.ui.plotting import figure_png, new_figure, save_figure
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 #: Per registered panel: ``moves``, control changes that each change the figure and the readout
 #: (run in order from the start values); ``readout``, text the readout always shows; ``numbers``,
@@ -167,7 +167,7 @@ def test_registry_names_each_class_and_the_notebook_that_shows_it():
         path = NOTEBOOKS / notebook
         assert path.is_file(), notebook
         assert f"{name}(" in path.read_text(encoding="utf-8"), f"{notebook} does not build a {name}"
-    assert set(SPEC) == set(PANELS), "every registered panel needs an entry in SPEC (tests/test_panels.py)"
+    assert set(SPEC) == set(PANELS), "every registered panel needs an entry in SPEC (tests/ui/test_panel.py)"
 
 
 @pytest.mark.parametrize("name", list(PANELS))

@@ -234,7 +234,7 @@ def _ends(ctl) -> list:
 @pytest.mark.parametrize("name", CHECKED)
 def test_axis_labels_lie_inside_the_canvas_with_every_slider_at_its_min_and_at_its_max(name):
     """All sliders at their min, then all at their max. (Each control alone at its min and at its
-    max, the others at their start, is checked by tests/test_panels.py's min-and-max test.)"""
+    max, the others at their start, is checked by tests/ui/test_panel.py's min-and-max test.)"""
     p, start = _built(name)
     sliders = {n: c for n, c in p.controls.items() if isinstance(c, _SLIDERS)}
     settings = [{n: _ends(c)[i] for n, c in sliders.items()} for i in (0, 1)]

@@ -1,4 +1,4 @@
-"""Lesson 1 as a user meets it: every slider value, the preset, the figures (the panel: tests/test_panels.py)."""
+"""Lesson 1 as a user meets it: every slider value, the preset, the figures (the panel: tests/ui/test_panel.py)."""
 
 import itertools
 import warnings

@@ -1,4 +1,4 @@
-"""Tests of lesson 3's helpers and figures (its two panels: tests/test_panels.py)."""
+"""Tests of lesson 3's helpers and figures (its two panels: tests/ui/test_panel.py)."""
 
 import numpy as np
 import pytest

@@ -238,7 +238,7 @@ def test_bad_input_is_refused_with_the_arguments_name(post, kwargs, name):
 
 
 # ---------------------------------------------------------------------------
-# the lesson: every control value, figures (the panel: tests/test_panels.py)
+# the lesson: every control value, figures (the panel: tests/ui/test_panel.py)
 # ---------------------------------------------------------------------------
 
 from ensemble_lib.lessons import stochastic_vi as svi_lesson  # noqa: E402

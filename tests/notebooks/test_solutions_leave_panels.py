@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from xml.etree import ElementTree
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PANEL = """class Control:
     def __init__(self, value):

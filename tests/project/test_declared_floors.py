@@ -21,7 +21,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOWEST = os.environ.get("ENSEMBLE_TEST_LOWEST") == "1"
 
 

@@ -2,7 +2,7 @@
 
 The public surface is read from ``__all__``: every module of every sub-package must declare one,
 and every callable it lists must have at least one case in
-:data:`tests.test_bad_inputs.TARGETS` (each case records the qualified name of the callable it
+``TARGETS`` of tests/project/test_bad_inputs.py (each case records the qualified name of the callable it
 calls). What counts as a callable that takes input:
 
 * a function with at least one parameter;
@@ -178,7 +178,7 @@ def missing_cases(targets: dict[str, str], subs=SUB_PACKAGES, not_yet=NOT_YET) -
 
 
 def _table_targets() -> dict[str, str]:
-    import test_bad_inputs
+    from project import test_bad_inputs
 
     return test_bad_inputs.TARGETS
 
@@ -216,7 +216,7 @@ def test_every_public_callable_has_a_bad_input_case(capsys):
     with capsys.disabled():
         sys.stdout.write(f"\n[bad-input coverage] sub-packages not yet required (NOT_YET): {', '.join(NOT_YET)}; "
                          f"callables pending a case (PENDING): {len(PENDING)}\n")
-    assert not missing, "public callables without a case in tests/test_bad_inputs.py:\n" + "\n".join(
+    assert not missing, "public callables without a case in tests/project/test_bad_inputs.py:\n" + "\n".join(
         f"  {sub}: {', '.join(names)}" for sub, names in missing.items())
 
 

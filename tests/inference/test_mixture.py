@@ -4,7 +4,7 @@ Every number is compared with something computed another way:
 
 * KL(Q‖P) of a fitted mixture against ∫Q ln(Q/P) by scipy's adaptive cubature in the (u, v)
   plane, with Q's density from scipy.stats and ln P written out from B&B (4)–(6) (erf, sum of
-  squares); ln Z is the library's, itself checked against dblquad in tests/test_toy.py;
+  squares); ln Z is the library's, itself checked against dblquad in tests/models/test_toy.py;
 * the quadrature entropy against the same cubature of −∫Q ln Q, and against the closed form for K = 1;
 * the entropy's lower bound against that entropy (below it for random mixtures, equal for K = 1);
 * K = 1 against the single full-covariance fit of kl_fit; the symmetric K = 2 fit against the

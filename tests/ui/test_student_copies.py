@@ -21,7 +21,7 @@ from ensemble_lib.lessons import exercise_sets
 from ensemble_lib.lessons.student_copies import main as student_main
 from ensemble_lib.ui import student_copies as sc
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NB = ROOT / "notebooks"
 
 

@@ -1,4 +1,4 @@
-"""Feedback from long computations: progress reported (the panels' own feedback: tests/test_panels.py)."""
+"""Feedback from long computations: progress reported (the panels' own feedback: tests/ui/test_panel.py)."""
 
 import numpy as np
 import pytest

@@ -114,7 +114,7 @@ def _result():
 
 #: case id -> the public callable it exercises, by its qualified name below ``ensemble_lib``
 #: (``"models.toy.ToyPosterior.grid"``; an inherited method by where it is defined). The coverage
-#: test (tests/test_bad_input_coverage.py) checks every public callable has at least one case.
+#: test (tests/project/test_bad_input_coverage.py) checks every public callable has at least one case.
 TARGETS: dict[str, str] = {}
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-INDEX = Path(__file__).resolve().parents[1] / "docs" / "equations.md"
+INDEX = Path(__file__).resolve().parents[2] / "docs" / "equations.md"
 CITATION = re.compile(r"^(B&B|MacKay|MacKay-E) (\(\d+\)(–\(\d+\))?|§\d+(\.\d+)*)$")
 
 
@@ -55,7 +55,7 @@ def test_listed_name_exists_and_its_docstring_cites_the_equation(citation, targe
 
 def test_docstrings_never_cite_a_bare_equation_number():
     """"eq. (20)" alone is ambiguous (B&B's and MacKay's both have one): name the paper."""
-    root = Path(__file__).resolve().parents[1] / "ensemble_lib"
+    root = Path(__file__).resolve().parents[2] / "ensemble_lib"
     bare = re.compile(r"(?<![\w&-] )\beqs?\.? ?\(?\d")
     offenders = []
     for path in sorted(root.rglob("*.py")):

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "ensemble_lib"
 FLOORS = ("core", "models", "inference", "studies", "ui", "lessons")
 

@@ -1,6 +1,6 @@
 """Tests of lesson 4's study: the collapsed bound, the fits, Laplace error bars, Table 1, the 1-D demo.
 
-What tests/test_network.py already proves (⟨E_D⟩, ⟨f⟩, ⟨f²⟩ against Monte Carlo
+What tests/models/test_network.py already proves (⟨E_D⟩, ⟨f⟩, ⟨f²⟩ against Monte Carlo
 and quadrature; every gradient against central differences; the covariance
 families at fixed α, β) is not repeated. Here each quantity is compared with
 something independent: hyperparameters.full_bound, fit_hyperparameters'
@@ -401,7 +401,7 @@ def test_run_split_is_reproducible_from_its_seed():
 
 
 # ---------------------------------------------------------------------------
-# the 1-D demo (its panel: tests/test_panels.py)
+# the 1-D demo (its panel: tests/ui/test_panel.py)
 # ---------------------------------------------------------------------------
 
 
@@ -427,11 +427,11 @@ def test_the_default_data_fits_are_shared_and_equal_fresh_fits(monkeypatch):
 
     A shared fit (read from the stored fits, ``figures/network_demo_fits.npz``) must be the one a
     fresh :func:`demo_fit` gives for the same settings: checked field by field against a fresh
-    fit, up to another CPU's floating point (tests/test_network_demo_store.py). A panel on other
+    fit, up to another CPU's floating point (tests/studies/test_network_demo.py). A panel on other
     data fits its own (it reaches :func:`demo_fit` even though the default setting is in the
     shared memo).
     """
-    from test_network_demo_store import assert_same_demo_state
+    from studies.test_network_demo import assert_same_demo_state
 
     _, state = demo.demo_figure()
     panel = demo.Network1DPanel()

@@ -21,7 +21,7 @@ from ensemble_lib.ui import student_copies as sc
 from ensemble_lib.ui.exercises import ANSWER_TAG, CHECK_TAG, Exercise, ExerciseSet
 
 matplotlib.use("Agg")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NB = ROOT / "notebooks"
 #: lessons with exercises still in the old format (solutions only, no checks): shrink it as they convert
 NOT_YET_CONVERTED = {

@@ -1,6 +1,6 @@
 """Lesson 7 (ensemble_lib.lessons.mixture): its self-check quadrature, its table and its panel's reuse of fits.
 
-The fits themselves are proved in tests/test_mixture.py; here, what the lesson adds:
+The fits themselves are proved in tests/inference/test_mixture.py; here, what the lesson adds:
 
 * ``mixture_kl_by_quadrature`` (the notebook's independent check: Simpson's rule in each
   component's whitened coordinates, ln P pointwise) agrees with each fit's KL to 1e-6, and with a
