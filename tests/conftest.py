@@ -16,24 +16,41 @@ settings.load_profile("ensemble")
 # -- the order in which pytest-xdist hands out test files ------------------------------------
 #: Approximate run time of the longest test files on one core (seconds; per-file sums of
 #: `pytest --durations=0` and of process CPU time, 2026-11-24, after the test-time cuts and with
-#: lesson 6's re-derivations in tests/studies/test_model_size.py). `make test` runs the files on pytest-xdist
+#: lesson 6's re-derivations in tests/studies/test_model_size.py). `make test` runs the files on
+#: pytest-xdist
 #: workers (`--dist loadfile`: a file, and so a notebook's cells, stays on one worker). Handed out
 #: longest first, no long file is left for the end while the other core idles; by default xdist
 #: orders files by their number of tests, which put the one-test benchmark run and the few-test
 #: HMC, Table-1 and model-size files last. Files not listed count as short. A stale entry costs
 #: only balance, never a result.
 FILE_SECONDS = {
-    "tests/ui/test_panel.py": 38, "tests/inference/test_network_fits.py": 28, "tests/inference/test_hmc.py": 23,
-    "tests/studies/test_table1.py": 18, "tests/ui/test_panel_live.py": 15, "tests/project/test_benchmarks.py": 14,
-    "tests/models/test_toy_properties.py": 10, "tests/inference/test_toy_fits.py": 10, "tests/lessons/test_toy_posterior.py": 9,
-    "tests/inference/test_mixture.py": 8, "tests/models/test_network.py": 8,
-    "notebooks/04_ensemble_learning_for_networks.ipynb": 8, "tests/lessons/test_mixture.py": 8,
-    "tests/inference/test_svi.py": 7, "tests/inference/test_hyperparameters.py": 7, "tests/models/test_toy.py": 6,
-    "tests/studies/test_model_size.py": 6, "tests/models/test_mackay_gaussian.py": 5,
-    "notebooks/06_choosing_the_model.ipynb": 5, "notebooks/05_deterministic_vs_stochastic_vi.ipynb": 5,
-    "notebooks/03_bound_and_hyperparameters.ipynb": 4, "notebooks/07_mixture_of_gaussians.ipynb": 4,
-    "notebooks/02_mackay_gaussian_mean_sigma.ipynb": 3, "tests/project/test_bad_inputs.py": 3,
-    "tests/notebooks/test_solutions_leave_panels.py": 3, "tests/inference/test_ard.py": 3, "tests/lessons/test_model_choice.py": 3,
+    "tests/ui/test_panel.py": 38,
+    "tests/inference/test_network_fits.py": 28,
+    "tests/inference/test_hmc.py": 23,
+    "tests/studies/test_table1.py": 18,
+    "tests/ui/test_panel_live.py": 15,
+    "tests/project/test_benchmarks.py": 14,
+    "tests/models/test_toy_properties.py": 10,
+    "tests/inference/test_toy_fits.py": 10,
+    "tests/lessons/test_toy_posterior.py": 9,
+    "tests/inference/test_mixture.py": 8,
+    "tests/models/test_network.py": 8,
+    "notebooks/04_ensemble_learning_for_networks.ipynb": 8,
+    "tests/lessons/test_mixture.py": 8,
+    "tests/inference/test_svi.py": 7,
+    "tests/inference/test_hyperparameters.py": 7,
+    "tests/models/test_toy.py": 6,
+    "tests/studies/test_model_size.py": 6,
+    "tests/models/test_mackay_gaussian.py": 5,
+    "notebooks/06_choosing_the_model.ipynb": 5,
+    "notebooks/05_deterministic_vs_stochastic_vi.ipynb": 5,
+    "notebooks/03_bound_and_hyperparameters.ipynb": 4,
+    "notebooks/07_mixture_of_gaussians.ipynb": 4,
+    "notebooks/02_mackay_gaussian_mean_sigma.ipynb": 3,
+    "tests/project/test_bad_inputs.py": 3,
+    "tests/notebooks/test_solutions_leave_panels.py": 3,
+    "tests/inference/test_ard.py": 3,
+    "tests/lessons/test_model_choice.py": 3,
     "notebooks/01_toy_posterior_laplace_vs_kl.ipynb": 3,
 }
 
