@@ -27,7 +27,6 @@ NB = ROOT / "notebooks"
 NOT_YET_CONVERTED = {
     "01_toy_posterior_laplace_vs_kl.ipynb",
     "03_bound_and_hyperparameters.ipynb",
-    "04_ensemble_learning_for_networks.ipynb",
     "05_deterministic_vs_stochastic_vi.ipynb",
     "07_mixture_of_gaussians.ipynb",
 }
