@@ -8,13 +8,17 @@ Barber & Bishop (1998) §2.1–2.3; MacKay (1995) "Probable networks" §5.2
 * :class:`Network1DPanel` (:func:`~ensemble_lib.studies.network_demo.demo_fit`): the 1-D
   regression demo (sliders H, s, α or "adapt hyperparameters"), ensemble vs Laplace error bars;
 * :func:`table_figure`, :func:`pruning_figure`: the stored Table-1 study re-plotted;
-* :func:`write_figures`: ``network_1d_demo.png``, ``boston_table1.png``, ``table1_pruning.png``.
+* :func:`write_figures`: ``network_1d_demo.png``, ``boston_table1.png``, ``table1_pruning.png``;
+* :func:`opening_sentence`, :func:`hmc_convergence_note`, :func:`table1_text`: the lesson's sentences
+  and tables written from the computed values when the lesson runs (issue 29);
+* :data:`EXERCISES` — the lesson's four exercises and their checks (``check("q1")`` in the lesson).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from pathlib import Path
 
@@ -22,20 +26,26 @@ import ipywidgets as w
 import numpy as np
 
 from ..core import validation as check
+from ..core.gaussian import CovarianceFamily
+from ..models.network import predictive_mean
 from ..studies.hmc_reference import DEMO_FILE
 from ..studies.network_demo import (DEMO_BETA, DEMO_DEFAULTS, DEMO_NOISE_SD, DEMO_SEED, DEMO_STORE_FILE,
                                     H_RANGE, LOG10_ALPHA_RANGE, S_RANGE, DemoState, default_fits,
                                     demo_data, demo_fit, load_demo_store, memo_key)
 from ..studies.store import stored_file
-from ..studies.table1 import METHOD_LABELS, hmc_comparison, load_table, stored_hmc
+from ..studies.table1 import METHOD_LABELS, format_table, hmc_comparison, load_table, stored_hmc
+from ..ui.exercises import (AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real,
+                            whole_number)
 from ..ui.panel import FigurePanel
 from ..ui.plotting import COLORS, new_figure, replace_artists, save_figure
+from ..ui.tables import TextTable
 
 #: the demo's names a lesson-4 reader finds here (they live in :mod:`ensemble_lib.studies.network_demo`)
 __all__ = ["H_RANGE", "S_RANGE", "LOG10_ALPHA_RANGE", "DEMO_NOISE_SD", "DEMO_BETA", "DEMO_DEFAULTS", "DEMO_SEED",
            "DEMO_STORE_FILE", "DemoState", "demo_data", "demo_fit", "load_demo_store", "load_hmc_demo",
            "demo_figure", "format_demo_readout", "explain_note", "Network1DPanel", "plot_table", "table_figure",
-           "plot_pruning", "pruning_figure", "write_figures"]
+           "plot_pruning", "pruning_figure", "write_figures", "data_misfit", "misfit_note", "MISFIT_FACTOR",
+           "opening_sentence", "table1_text", "hmc_convergence_note", "R_HAT_CONVERGED", "EXERCISES"]
 
 def load_hmc_demo(directory=None) -> dict | None:
     """The stored HMC predictive band of the demo (``figures/hmc_demo.json``), or None if absent.
@@ -123,8 +133,56 @@ def demo_figure(state: DemoState | None = None, data=None):
     return fig, state
 
 
-def format_demo_readout(s: DemoState) -> str:
-    """Plain-text readout of a :class:`DemoState` (the panel escapes it)."""
+#: the ensemble's mean "misses the data" when its r.m.s. miss at the data is above this many times
+#: the noise s.d. the data were made with (:func:`misfit_note`)
+MISFIT_FACTOR = 2.0
+
+
+def data_misfit(s: DemoState, data=None) -> float:
+    """The r.m.s. miss of the ensemble's predictive mean ⟨f(x)⟩ at the data (interpolated on the grid)."""
+    x, t = demo_data() if data is None else data
+    return float(np.sqrt(np.mean((np.interp(x, s.x_grid, s.ens_mean) - t) ** 2)))
+
+
+def misfit_note(s: DemoState, data=None, smaller_h_bound: tuple | None = None) -> str | None:
+    """Why the ensemble's curve misses the data, in the regimes where it does (None elsewhere).
+
+    Three regimes of the panel's 216 settings (issue 29, item 4; ``tests/test_claims_networks.py``
+    audits every stored setting): a fixed α so large that the prior flattens every fit, H = 1 (one
+    monotone unit cannot follow the data's turns), and H = 4
+    with α, β adapted, where the bound's best Q found explains the data as noise — a large ᾱ shrinks
+    the one unit that carries the fit, a small β̄ absorbs the miss, and the units switched off still
+    pass the 1 % usage share through their spread alone. ``smaller_h_bound`` is ``(H, F)``: the
+    highest adapted bound at a smaller H, if known, to say that the bound prefers it.
+    """
+    miss = data_misfit(s, data)
+    if miss <= MISFIT_FACTOR * DEMO_NOISE_SD:
+        return None
+    if s.n_hidden == 1:
+        blame = (f"; the ensemble blames the miss on noise (β̄ = {s.ens_beta:.3g}, a noise s.d. of "
+                 f"{1 / math.sqrt(s.ens_beta):.2f}; the data's is {DEMO_NOISE_SD})" if s.adapt else
+                 f", and α = {s.ens_alpha:.3g} flattens it further")
+        return (f"why the curves miss the data: one erf unit gives a monotone f(x), which cannot follow the "
+                f"turns of sin(1.5x) (r.m.s. miss {miss:.2f}){blame}. Two units can.")
+    if not s.adapt:
+        return (f"why the curves miss the data: the prior precision α = {s.ens_alpha:.3g} (prior s.d. "
+                f"{1 / math.sqrt(s.ens_alpha):.2f} per weight) pulls every weight towards 0, and the data error at "
+                f"β = {s.ens_beta:.3g} cannot pull them back, so ⟨f(x)⟩ is too flat to follow the data "
+                f"(r.m.s. miss {miss:.2f} against the data's noise s.d. {DEMO_NOISE_SD}): the prior wins.")
+    text = (f"why the ensemble misses the data: its Q explains them as noise. β̄ = {s.ens_beta:.3g} is a noise "
+            f"s.d. of {1 / math.sqrt(s.ens_beta):.2f} (the data's is {DEMO_NOISE_SD}), and ᾱ = "
+            f"{s.ens_alpha:.3g} shrinks the weights, so ⟨f(x)⟩ is nearly flat (r.m.s. miss {miss:.2f}). "
+            f"The {s.ens_active} active units overstate what it uses: most are switched off (mean weights 0), "
+            f"but their spread under Q alone passes the 1% share of a Σ⟨f²⟩ this small.")
+    if smaller_h_bound is not None and smaller_h_bound[1] > s.bound:
+        text += (f" The bound says so too: F = {s.bound:.2f} here is below F = {smaller_h_bound[1]:.2f} at "
+                 f"H = {smaller_h_bound[0]}, so the bound prefers fewer hidden units.")
+    return text
+
+
+def format_demo_readout(s: DemoState, data=None, smaller_h_bound: tuple | None = None) -> str:
+    """Plain-text readout of a :class:`DemoState` (the panel escapes it), with :func:`misfit_note`
+    where the ensemble's curve misses the data."""
     text = (f"ensemble: alpha = {s.ens_alpha:.4g}, beta = {s.ens_beta:.4g}, bound F = {s.bound:.3f}; "
             f"Laplace: alpha = {s.lap_alpha:.4g}, beta = {s.lap_beta:.4g}, ln P(D) (MacKay (20)) = "
             f"{s.lap_log_evidence:.3f}, bound of N(w_MP, A^-1) = {s.lap_bound:.3f}; "
@@ -132,6 +190,9 @@ def format_demo_readout(s: DemoState) -> str:
             f"Laplace {s.lap_sd[s.x_grid.size // 2]:.3f}; "
             f"active hidden units: ensemble {s.ens_active} of {s.n_hidden}, Laplace {s.lap_active} "
             f"of {s.n_hidden}")
+    why = misfit_note(s, data, smaller_h_bound)
+    if why:
+        text += " | " + why
     if s.notes:
         text += " | note: " + " ".join(explain_note(n) for n in s.notes)
     return text
@@ -223,7 +284,16 @@ class Network1DPanel(FigurePanel):
             self.invalidate_background()
 
     def format_readout(self, state: DemoState) -> str:
-        return html.escape(format_demo_readout(state))
+        return html.escape(format_demo_readout(state, (self.x, self.t), self.smaller_h_bound(state)))
+
+    def smaller_h_bound(self, state: DemoState) -> tuple | None:
+        """``(H, F)``: the highest adapted bound at a smaller H and the same s, among the fits in the
+        memo (every one on the default data), or None."""
+        if not state.adapt:
+            return None
+        found = [(self._memo[k].bound, h) for h in range(H_RANGE[0], state.n_hidden)
+                 if (k := memo_key(h, state.rank, 1.0, True)) in self._memo]
+        return (max(found)[1], max(found)[0]) if found else None
 
 
 # ---------------------------------------------------------------------------
@@ -345,3 +415,185 @@ def write_figures(outdir) -> list[Path]:
     boston = load_table("boston")
     return written + [save_figure(table_figure(boston, load_table("diabetes"), hmc), outdir / "boston_table1.png"),
                       save_figure(pruning_figure(boston, hmc.get("boston")), outdir / "table1_pruning.png")]
+
+
+# ---------------------------------------------------------------------------
+# The lesson's sentences and tables, written from the computed values (issue 29)
+# ---------------------------------------------------------------------------
+
+#: R-hat at or below which a split's HMC chains count as converged (the usual rule of thumb)
+R_HAT_CONVERGED = 1.05
+#: the column widths of :func:`~ensemble_lib.studies.table1.format_table`'s lines
+_TABLE1_WIDTHS = (28, 15, 6, 16, 5, 16, 13, 8, 8)
+
+
+def opening_sentence(state: DemoState) -> str:
+    """The "Where it opens" paragraph (Markdown) for the panel's default setting ``state``."""
+    mid = state.x_grid.size // 2
+    fam = "diagonal" if state.rank == 0 else f"factor s = {state.rank}"
+    how = "α and β adapted" if state.adapt else f"α = {state.ens_alpha:.3g} and β = {state.ens_beta:.3g} fixed"
+    text = (f"**Where it opens.** H = {state.n_hidden}, Q {fam}, with {how}: the ensemble reaches "
+            f"α = {state.ens_alpha:.4g}, β = {state.ens_beta:.4g} and bound F = {state.bound:.3f}, MacKay's "
+            f"Laplace α = {state.lap_alpha:.4g} and β = {state.lap_beta:.4g}; in the gap (x = 0) the error "
+            f"bars are {state.ens_sd[mid]:.3f} (ensemble) and {state.lap_sd[mid]:.3f} (Laplace). The ensemble "
+            f"uses {state.ens_active} of the {state.n_hidden} hidden units, Laplace {state.lap_active}.")
+    return text.replace("-", "−")
+
+
+def hmc_convergence_note(hmc: dict, name: str, threshold: float = R_HAT_CONVERGED) -> str:
+    """What the stored HMC reference's R-hat says about its "minus HMC" column (Markdown)."""
+    r = [float(s["r_hat_max"]) for s in hmc["splits"]]
+    bad = [x for x in r if x > threshold]
+    if not bad:
+        return (f"**The HMC reference on {name}** has converged on all {len(r)} splits (R-hat ≤ {threshold}, "
+                f"largest {max(r):.2f}): its test error stands for the exact Bayesian answer, and "
+                f"\"minus HMC\" measures how far each approximation is from it.")
+    return (f"**The HMC reference on {name} has not converged** on {len(bad)} of its {len(r)} splits "
+            f"(R-hat above {threshold}, largest {max(r):.2f}): there its chains sit in different modes and "
+            f"disagree, so its test error is not yet the exact Bayesian answer. The \"minus HMC\" column "
+            f"therefore measures the distance to an unconverged sampler's predictions, not to the exact "
+            f"answer: read it as a rough yardstick on {name}, not a verdict.")
+
+
+def table1_text(result: dict, hmc: dict | None = None) -> TextTable:
+    """:func:`~ensemble_lib.studies.table1.format_table` as a :class:`~ensemble_lib.ui.tables.TextTable`:
+    the same text (``print``, nbval), an HTML table in a notebook."""
+    return TextTable.from_columns(format_table(result, hmc), _TABLE1_WIDTHS)
+
+
+# ---------------------------------------------------------------------------
+# Exercises (ensemble_lib.ui.exercises): check("q1") … check("q4") in the lesson
+# ---------------------------------------------------------------------------
+
+#: exercise 1's panel setting (H, s, adapted) and the α's it compares
+_EX1_SETTING = {"n_hidden": 4, "rank": 0, "adapt": True}
+_EX1_ALPHAS = (0.01, 100.0)
+
+
+def _ex1_bars(panel: Network1DPanel) -> tuple[float, float]:
+    """The ensemble's error bar at x = 0 at H = 2, diagonal, fixed α = 0.01 and α = 100."""
+    out = []
+    for a in _EX1_ALPHAS:
+        s = panel.compute(n_hidden=2, rank=0, alpha=a, adapt=False)
+        out.append(float(s.ens_sd[s.x_grid.size // 2]))
+    return out[0], out[1]
+
+
+def _check_q1(ex1_panel, noise_sd, bar_shrinks):
+    if not isinstance(ex1_panel, Network1DPanel):
+        raise AnswerError("ex1_panel must be the lesson's panel (ex1_panel = panel), "
+                          f"got {type(ex1_panel).__name__}")
+    noise = real("noise_sd", noise_sd)
+    shrinks = boolean("bar_shrinks", bar_shrinks)
+    v = ex1_panel.values()
+    if (v["n_hidden"], v["rank"], bool(v["adapt"])) != (4, 0, True):
+        return "leave the panel at H = 4, s = 0 (diagonal), with \"adapt hyperparameters\" ticked."
+    state = ex1_panel.compute(**v)
+    if not close(noise, 1.0 / math.sqrt(state.ens_beta), 0.02):
+        return ("the noise s.d. the ensemble infers is 1/√β̄, with β̄ the ensemble's beta in the readout "
+                "(not the s.d. the data were made with).")
+    lo, hi = _ex1_bars(ex1_panel)
+    if shrinks != (hi < lo):
+        return ("untick \"adapt\", set H = 2 and s = 0, and compare the ensemble's error bar at x = 0 in the "
+                "readout at the left and the right end of the α slider.")
+    return None
+
+
+def _wrong_q1(ns):
+    panel = Network1DPanel()  # a panel of its own: the lesson's stays as shown
+    with panel.hold(update=False):
+        for name, value in _EX1_SETTING.items():
+            panel.controls[name].value = value
+    lo, hi = _ex1_bars(panel)
+    return {"ex1_panel": panel, "noise_sd": DEMO_NOISE_SD, "bar_shrinks": not hi < lo}  # the data's noise
+
+
+_Q2_CASES = ((0.4, -1.2, 2.0, 0.6), (-1.0, 0.5, 0.3, -0.2), (2.0, 1.5, 5.0, 1.1), (0.0, -0.7, 0.1, 0.05))
+
+
+def _q2_library(a_bar, v_bar, var_a, c):
+    """⟨v σ(a)⟩ from the library: a one-unit network with weights (u, v) = (a, v) on the input 1."""
+    cov = np.array([[var_a, c], [c, 1.0]])
+    return float(predictive_mean(np.array([a_bar, v_bar]), cov, np.ones((1, 1)), 1)[0])
+
+
+def _check_q2(v_sigma_mean):
+    f = function("v_sigma_mean", v_sigma_mean, "v_sigma_mean(a_bar, v_bar, var_a, c)")
+    got = function_values("v_sigma_mean", f, _Q2_CASES)
+    want = [_q2_library(*case) for case in _Q2_CASES]
+    if all(close(g, w_, 1e-8) for g, w_ in zip(got, want)):
+        return None
+    if all(close(g, w_, 1e-8) for g, w_ in zip(got, [_q2_library(a, v, va, 0.0) for a, v, va, _ in _Q2_CASES])):
+        return "your c-term is missing or zero: Stein's lemma turns the part of v correlated with a into c⟨σ′(a)⟩."
+    return ("σ(a) = erf(a/√2); ⟨σ(a)⟩ = σ(ā/λ), and ⟨σ′(a)⟩ is the derivative of ⟨σ(a)⟩ with respect to ā "
+            "(the chain rule through ā/λ).")
+
+
+def _wrong_q2(ns):
+    def forgot_lambda(a_bar, v_bar, var_a, c):
+        lam = math.sqrt(1 + var_a)
+        return v_bar * math.erf(a_bar / lam / math.sqrt(2)) + c * math.sqrt(2 / math.pi) * math.exp(
+            -0.5 * (a_bar / lam) ** 2)  # the chain rule's 1/λ forgotten
+    return {"v_sigma_mean": forgot_lambda}
+
+
+_Q3_CASES = ((60, 0), (60, 1), (60, 4), (6, 2), (48, 3))
+
+
+def _family_params(k: int, s: int) -> int:
+    return CovarianceFamily.make("diagonal" if s == 0 else "factor", k, None if s == 0 else s).n_params
+
+
+def _check_q3(n_params, n_full_boston):
+    f = function("n_params", n_params, "n_params(k, s)")
+    got = [whole_number(f"n_params{case}", f(*case)) for case in _Q3_CASES]
+    full = whole_number("n_full_boston", n_full_boston)
+    if got != [_family_params(k, s) for k, s in _Q3_CASES]:
+        return ("count every number Q is made of: the mean w̄ (k numbers) as well as the k diagonal "
+                "entries d_j and the s factor vectors s_i (k numbers each).")
+    if full != CovarianceFamily.make("full", 60).n_params:
+        return "the full family: the mean (k numbers) and a symmetric k × k C (its upper triangle)."
+    return None
+
+
+def _wrong_q3(ns):
+    return {"n_params": lambda k, s: k * (s + 1), "n_full_boston": 60 * 61 // 2}  # the covariance alone
+
+
+_PAPER_ORDER = ("ensemble_s1", "ensemble_diagonal", "laplace_evidence")
+
+
+def _q4_truth() -> tuple[np.ndarray, int]:
+    """s = 1's test errors over the stored Boston splits, and the splits with the paper's order."""
+    boston = load_table("boston")
+    vals = np.array([s["methods"]["ensemble_s1"]["test_mse"] for s in boston["splits"]])
+    order = [tuple(sorted(_PAPER_ORDER, key=lambda k: s["methods"][k]["test_mse"])) for s in boston["splits"]]
+    return vals, sum(o == _PAPER_ORDER for o in order)
+
+
+def _check_q4(sd_s1, paper_order_splits):
+    sd = real("sd_s1", sd_s1)
+    n = whole_number("paper_order_splits", paper_order_splits)
+    vals, want = _q4_truth()
+    if not any(close(sd, vals.std(ddof=dd), 0.01) for dd in (0, 1)):
+        if close(sd, vals.std(ddof=1) / math.sqrt(vals.size), 0.01):
+            return "that is the standard error of the mean; the question asks for the spread of the single splits."
+        return ("take s = 1's test error on each of the stored splits (boston[\"splits\"][i][\"methods\"]) and "
+                "their standard deviation.")
+    if n != want:
+        return ("on each split, sort the three methods of the paper by their test error and count the splits "
+                "where s = 1 < diagonal < Laplace.")
+    return None
+
+
+def _wrong_q4(ns):
+    vals, want = _q4_truth()
+    return {"sd_s1": vals.std(ddof=1) / math.sqrt(vals.size), "paper_order_splits": want + 1}
+
+
+EXERCISES = ExerciseSet("04_ensemble_learning_for_networks.ipynb", (
+    Exercise("q1", ("ex1_panel", "noise_sd", "bar_shrinks"), _check_q1, _wrong_q1, uses_panel="panel"),
+    Exercise("q2", ("v_sigma_mean",), _check_q2, _wrong_q2),
+    Exercise("q3", ("n_params", "n_full_boston"), _check_q3, _wrong_q3),
+    Exercise("q4", ("sd_s1", "paper_order_splits"), _check_q4, _wrong_q4),
+))

@@ -27,7 +27,6 @@ NB = ROOT / "notebooks"
 NOT_YET_CONVERTED = {
     "01_toy_posterior_laplace_vs_kl.ipynb",
     "03_bound_and_hyperparameters.ipynb",
-    "04_ensemble_learning_for_networks.ipynb",
 }
 CONVERTED = {name: ex for name, (ex, _) in exercise_sets().items()}
 CASES = [(name, ex.name) for name, exs in sorted(CONVERTED.items()) for ex in exs]
