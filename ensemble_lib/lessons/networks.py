@@ -230,13 +230,17 @@ class Network1DPanel(FigurePanel):
 
     #: fewer pixels: faster steps
     dpi = 80
+    #: other data's fits kept by the panel machine's memo: every setting of the controls
+    MEMO_SIZE = 216
     #: fixed axes: a step redraws the curves, the band and the title over the rest, and puts the
     #: (opaque) legend back on top
     blit = True
 
     def __init__(self, data=None):
         self.x, self.t = demo_data() if data is None else data
-        self._memo: dict = default_fits() if data is None else {}
+        #: the stored fits of every control setting on the default data (shared, read-only); other
+        #: data are fitted as the panel goes and kept in the panel machine's memo
+        self._stored: dict = default_fits() if data is None else {}
         fig, ax = new_figure(7.0, 3.8)
         self.plot = _DemoPlot(ax, self.x, self.t, load_hmc_demo(), legend_alpha=1.0)
         d = DEMO_DEFAULTS
@@ -260,10 +264,10 @@ class Network1DPanel(FigurePanel):
         alpha = check.precision("alpha", alpha)
         adapt = check.flag("adapt", adapt)
         key = memo_key(n_hidden, rank, alpha, adapt)
-        if key not in self._memo:
-            self._memo[key] = demo_fit(self.x, self.t, n_hidden, rank, alpha, adapt,
-                                       rng=np.random.default_rng(DEMO_SEED))
-        return self._memo[key]
+        if key in self._stored:
+            return self._stored[key]
+        return self.memo(key, lambda: demo_fit(self.x, self.t, n_hidden, rank, alpha, adapt,
+                                               rng=np.random.default_rng(DEMO_SEED)))
 
     def animated_artists(self) -> list:
         return self.plot.artists()
@@ -287,12 +291,12 @@ class Network1DPanel(FigurePanel):
         return html.escape(format_demo_readout(state, (self.x, self.t), self.smaller_h_bound(state)))
 
     def smaller_h_bound(self, state: DemoState) -> tuple | None:
-        """``(H, F)``: the highest adapted bound at a smaller H and the same s, among the fits in the
-        memo (every one on the default data), or None."""
+        """``(H, F)``: the highest adapted bound at a smaller H and the same s, among the stored fits
+        (every one on the default data), or None."""
         if not state.adapt:
             return None
-        found = [(self._memo[k].bound, h) for h in range(H_RANGE[0], state.n_hidden)
-                 if (k := memo_key(h, state.rank, 1.0, True)) in self._memo]
+        found = [(self._stored[k].bound, h) for h in range(H_RANGE[0], state.n_hidden)
+                 if (k := memo_key(h, state.rank, 1.0, True)) in self._stored]
         return (max(found)[1], max(found)[0]) if found else None
 
 

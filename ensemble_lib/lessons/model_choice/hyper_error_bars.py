@@ -19,7 +19,10 @@ import numpy as np
 from ...inference.evidence import evidence_reestimation
 from ...inference.hyperparameters import HyperparameterConvergenceWarning
 from ...inference.model_comparison import hyperparameter_error_bars, integrated_predictive
+from ...inference.network_fits import fit_evidence
 from ...models.linear import LinearGaussianPosterior
+from ...models.network import NetworkPosterior, network_jacobian
+from ...studies.model_size import ModelSizeConfig, load_split
 from ...ui.plotting import new_figure
 from .occam import polynomial_data, polynomial_design
 
@@ -159,10 +162,6 @@ class NetworkErrorBars:
 def boston_network_error_bars(n_hidden: int = 2, split: int = 0) -> NetworkErrorBars:
     """Fit the Boston network with ``n_hidden`` units on ``split`` of the network-size study by the
     evidence (one restart, MacKay's re-estimation) and evaluate §5.2.2's error bars on its test inputs."""
-    from ...inference.network_fits import fit_evidence
-    from ...models.network import NetworkPosterior, network_jacobian
-    from ...studies.model_size import ModelSizeConfig, load_split
-
     _, sp, Xtr, Xte = load_split("boston", ModelSizeConfig(), split)
     post = NetworkPosterior(Xtr, sp.y_train, n_hidden, alpha=1.0, beta=1.0)
     with warnings.catch_warnings():
