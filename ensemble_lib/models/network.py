@@ -534,9 +534,30 @@ def _scatter(H: int) -> dict:
         m[np.arange(P), rows if cols is None else rows * H + cols] = 1.0
         out[name] = half_om * m
     out["IJ+JI"] = out["IJ"] + out["JI"]
+    for names in ("I;J", "II;IJ+JI;JJ", "II;JI", "IJ;JJ"):
+        out[names] = np.stack([out[name] for name in names.split(";")])
     for a in out.values():
         a.setflags(write=False)
     return out
+
+
+@lru_cache(maxsize=4)
+def _shift_rows(max_order: int):
+    """Rows of Ψ's derivative stack (:func:`_psi_stack`) that the pair terms combine.
+
+    ``T_idx[t, c]``: for T(a, b), (a, b) = (0,0), (1,0), (0,1), (2,0), (1,1), (0,2) (only the
+    first without gradients), the row of ∂^(a+i)∂^(b+j)Ψ for the coefficient c of
+    (A0, B1, B2, Q11, Q12, Q22) at (i, j) = (0,0), (1,0), (0,1), (2,0), (1,1), (0,2);
+    ``U_idx[t, c]``: for (a, b) = (0,0), (1,0), (0,1), the rows at (a, b) + (0,0), (1,0), (0,1);
+    ``row00``: the row of Ψ itself.
+    """
+    row = {pq: i for i, pq in enumerate(_psi_coefficients(max_order)[0])}
+    shifts = ((0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2))
+    T_idx = np.array([[row[(a + i, b + j)] for i, j in shifts] for a, b in shifts[:6 if max_order >= 4 else 1]])
+    U_idx = None
+    if max_order >= 3:
+        U_idx = np.array([[row[(a + i, b + j)] for i, j in shifts[:3]] for a, b in shifts[:3]])
+    return T_idx, U_idx, row[(0, 0)]
 
 
 def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
@@ -563,21 +584,15 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     orders, Dst = _psi_stack(h_unit[:, I].ravel(), h_unit[:, J].ravel(), np.arcsin(rho).ravel(),
                              units[:, :, :, I].reshape(2, order + 1, N * P),
                              units[:, :, :, J].reshape(2, order + 1, N * P), order, n_quad)
-    D = {pq: Dst[row].reshape(N, P) for row, pq in enumerate(orders)}
-    A0 = mu1 * mu2 + K
-    B = (mu1 * c2[0] + mu2 * c1[0], mu1 * c2[1] + mu2 * c1[1])
-    Q11, Q22 = c1[0] * c2[0], c1[1] * c2[1]
-    Q12 = c1[0] * c2[1] + c1[1] * c2[0]
-
-    def T(a, b):
-        """T shifted by a, b extra mean-derivatives in (a_i, a_j)."""
-        return (
-            A0 * D[(a, b)] + B[0] * D[(a + 1, b)] + B[1] * D[(a, b + 1)]
-            + Q11 * D[(a + 2, b)] + Q12 * D[(a + 1, b + 1)] + Q22 * D[(a, b + 2)]
-        )
-
-    T00 = T(0, 0)
-    f2 = T00 @ om  # ⟨f²⟩_n, shape (N,)
+    Dst = Dst.reshape(len(orders), N, P)
+    T_idx, U_idx, row00 = _shift_rows(order)
+    # T_ij = ⟨v_i v_j σ(a_i)σ(a_j)⟩ = A0 Ψ + B·∇Ψ + Q:∇∇Ψ (module docstring) and its shifts
+    # T(a, b) by a, b extra mean-derivatives in (a_i, a_j): rows of Ψ's stack times coefficients
+    A0 = np.broadcast_to(mu1 * mu2 + K, (N, P))
+    coef_T = np.stack([A0, mu1 * c2[0] + mu2 * c1[0], mu1 * c2[1] + mu2 * c1[1],
+                       c1[0] * c2[0], c1[0] * c2[1] + c1[1] * c2[0], c1[1] * c2[1]])
+    T = np.einsum("tcnp,cnp->tnp", Dst[T_idx], coef_T)  # T(0,0), T(1,0), T(0,1), T(2,0), T(1,1), T(0,2)
+    f2 = T[0] @ om  # ⟨f²⟩_n, shape (N,)
     # linear terms M_i = ⟨v_i σ(a_i)⟩ (B&B (60)); D1[p] = ∂^p_m ⟨σ(a_i)⟩
     D1 = units[0]
     M = m_v * D1[0] + c_ii * D1[1]
@@ -588,21 +603,15 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     # gradients of ½Σ_n(Σ_ij T_ij − 2t_n Σ_i M_i) with respect to the blocks of y's moments;
     # the scatter matrices add each pair's share (times ½ω) into its entries
     sc = _scatter(H)
-    gm_a = T(1, 0) @ sc["I"] + T(0, 1) @ sc["J"]
-    G_aa = 0.5 * (T(2, 0) @ sc["II"] + T(0, 2) @ sc["JJ"] + T(1, 1) @ sc["IJ+JI"])  # (N, H²)
-    d00, d10, d01 = D[(0, 0)], D[(1, 0)], D[(0, 1)]
-    d20, d11, d02 = D[(2, 0)], D[(1, 1)], D[(0, 2)]
-    g_mu1 = (mu2 * d00 + c2[0] * d10 + c2[1] * d01).sum(axis=0)
-    g_mu2 = (mu1 * d00 + c1[0] * d10 + c1[1] * d01).sum(axis=0)
-    g_K = d00.sum(axis=0)
-    # ∂T/∂c1 = μ2∇Ψ + ∇∇Ψ c2, ∂T/∂c2 = μ1∇Ψ + ∇∇Ψ c1; symmetric G takes half of each
-    g_c1a = mu2 * d10 + d20 * c2[0] + d11 * c2[1]
-    g_c1b = mu2 * d01 + d11 * c2[0] + d02 * c2[1]
-    g_c2a = mu1 * d10 + d20 * c1[0] + d11 * c1[1]
-    g_c2b = mu1 * d01 + d11 * c1[0] + d02 * c1[1]
-    G_av = 0.5 * (g_c1a @ sc["II"] + g_c1b @ sc["JI"] + g_c2a @ sc["IJ"] + g_c2b @ sc["JJ"])
-    gm_v = g_mu1 @ sc["I"] + g_mu2 @ sc["J"]
-    G_vv = (0.5 * g_K @ sc["IJ+JI"]).reshape(H, H)
+    gm_a = (T[1:3] @ sc["I;J"]).sum(axis=0)
+    G_aa = 0.5 * (T[3:6] @ sc["II;IJ+JI;JJ"]).sum(axis=0)  # (N, H²)
+    # ∂T/∂μ1 = μ2Ψ + c2·∇Ψ and ∂T/∂c1 = μ2∇Ψ + ∇∇Ψ c2 (U1), the same with 1 ↔ 2 (U2);
+    # the symmetric G takes half of each
+    U1 = np.einsum("tcnp,cnp->tnp", Dst[U_idx], np.stack([np.broadcast_to(mu2, (N, P)), *c2]))
+    U2 = np.einsum("tcnp,cnp->tnp", Dst[U_idx], np.stack([np.broadcast_to(mu1, (N, P)), *c1]))
+    G_av = 0.5 * ((U1[1:] @ sc["II;JI"]).sum(axis=0) + (U2[1:] @ sc["IJ;JJ"]).sum(axis=0))
+    gm_v = U1[0].sum(axis=0) @ sc["I"] + U2[0].sum(axis=0) @ sc["J"]
+    G_vv = (0.5 * Dst[row00].sum(axis=0) @ sc["IJ+JI"]).reshape(H, H)
     # −t_n Σ_i M_i (the ½ and the 2 cancel)
     tt = t[:, None]
     gm_v -= np.sum(tt * D1[0], axis=0)
