@@ -74,6 +74,7 @@ Code names: ``n_hidden`` = H, ``X`` = inputs (N × d), ``t`` = targets,
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from fractions import Fraction
 from math import comb, factorial
@@ -283,6 +284,11 @@ _HERMITE = {(p, q): _hermite_terms(p, q) for p in range(5) for q in range(5) if 
 
 #: Taylor terms of sin and cos at the nodes (|θ| ≤ π/2: the first term left out is < 1e-19)
 _SERIES_TERMS = 12
+#: The kernel's exponent is cut at −600 and moments below 1e-200 are set to 0: arithmetic on
+#: subnormal numbers (below 2.2e-308, as exp(−720) is) runs ~100× slower on x86, and where the
+#: kernel is that small the whole term is: the change is below 1e-200 absolute, far below round-off
+#: of Ψ's derivatives (each is σ^(p)σ^(q)/(λ^p λ^q) plus θ_max times these moments).
+_LOG_TINY, _TINY = -600.0, 1e-200
 
 
 def _poly_mul(p1: dict, p2: dict) -> dict:
@@ -368,77 +374,101 @@ def _node_series(n_quad: int) -> tuple[np.ndarray, np.ndarray]:
     return Vs, Vc
 
 
-#: rows (data points × pairs) of the node arrays done at once (the arrays of a block stay in cache)
+#: rows (data points × pairs) done at once: the node arrays of a block stay in cache
 _CHUNK_ROWS = 256
 
-
-def _angle_moments(u, v, theta_max, moments, max_order: int, n_quad: int) -> np.ndarray:
-    """The moments J (len(moments) × M) of the comment above, on blocks of rows."""
-    M = u.size
-    Vs, Vc = _node_series(n_quad)
-    _, wq = _legendre01(n_quad)
-    wq = (2.0 / np.pi) * wq
-    J = np.empty((len(moments), M))
-    index = {key: moments.index(key) for key in moments}
-    even = np.empty((_SERIES_TERMS, M))  # θ_max^(2t)
-    even[0] = 1.0
-    t2 = theta_max * theta_max
-    for t in range(1, _SERIES_TERMS):
-        np.multiply(even[t - 1], t2, out=even[t])
-    odd = even * theta_max
-    uu, vv = -u * u, -v * v
-    for start in range(0, M, _CHUNK_ROWS):
-        sl = slice(start, start + _CHUNK_ROWS)
-        # sinθ, cosθ at the nodes from the Taylor series in θ_max (one product each)
-        one_p = odd[:, sl].T @ Vs
-        one_p += 1.0  # 1 + s
-        a = np.divide(1.0, one_p)
-        b = even[:, sl].T @ Vc
-        b *= b
-        np.divide(one_p, b, out=b)  # (1 + s)/c² = 1/(1 − s)
-        # kernel exp{−(u²a + v²b)}, then kernel·a^i and kernel·b^i, each summed over the nodes
-        level = np.multiply(a, uu[sl, None])
-        np.multiply(b, vv[sl, None], out=one_p)
-        level += one_p
-        np.exp(level, out=level)
-        J[index[(0, 0)], sl] = level @ wq
-        for i, fac in ((1, a), (0, b)):
-            cur = level
-            for p in range(1, max_order + 1):
-                key = (p, 0) if i else (0, p)
-                if key not in index:
-                    break
-                cur = np.multiply(cur, fac, out=one_p if cur is level else cur)
-                J[index[key], sl] = cur @ wq
-    return J
+_WORKSPACE = threading.local()
 
 
-def _psi_stack(h, k, theta_max, unit1, unit2, max_order: int, n_quad: int):
+def _scratch(name: str, shape: tuple) -> np.ndarray:
+    """A scratch array of this thread, kept from call to call (contents undefined).
+
+    Fresh arrays of a few hundred kB are mapped from the system page by page on every call
+    (malloc returns them on free), which cost as much as the arithmetic here; a kept buffer
+    does not. Only arrays that never leave :func:`_moments` are scratch.
+    """
+    bufs = _WORKSPACE.__dict__.setdefault("bufs", {})
+    buf = bufs.get(name)
+    if buf is None or buf.shape != shape:
+        buf = bufs[name] = np.empty(shape)
+    return buf
+
+
+def _psi_stack(h, k, theta_max, unit1, unit2, max_order: int, n_quad: int, out=None):
     """Ψ's mean-derivatives for p + q ≤ max_order on 1-D rows: ``(orders, array (len(orders), M))``.
 
-    ``unit1 = (σ^(p)(h)/l1^p, l1^(−p))`` for p = 0..max_order, stacked (max_order + 1, M), and
-    ``unit2`` the same for k, l2: D_pq = σ^(p)(h)σ^(q)(k)/(l1^p l2^q) + (−1)^(p+q) θ_max·total/(l1^p l2^q).
+    ``unit1 = (σ^(p)(h)/l1^p, l1^(−p))`` for p = 0..max_order, stacked (2, max_order + 1, M), and
+    ``unit2`` the same for k, l2: D_pq = σ^(p)(h)σ^(q)(k)/(l1^p l2^q) + (−1)^(p+q) θ_max·total/(l1^p l2^q),
+    ``total`` the Wick sum of the comment above. Done on blocks of :data:`_CHUNK_ROWS` rows, with
+    the node arrays of a block written into buffers reused from block to block (and from call to
+    call, :func:`_scratch`). ``out``: where to write the result (a fresh array if None).
     """
     orders, feats, moments, pairs, coef, p_idx, q_idx, sign, f_idx, j_idx = _psi_coefficients(max_order)
     M = h.size
     u, v = 0.5 * (h + k), 0.5 * (h - k)
-    J = _angle_moments(u, v, theta_max, moments, max_order, n_quad)
-    # features u^α v^β and the Wick sums of every derivative
+    uu, vv = -u * u, -v * v
+    # θ_max^(2t) and θ_max^(2t+1) for the Taylor series of sinθ, cosθ at the nodes
+    even = _scratch("even", (_SERIES_TERMS, M))
+    even[0] = 1.0
+    t2 = theta_max * theta_max
+    for t in range(1, _SERIES_TERMS):
+        np.multiply(even[t - 1], t2, out=even[t])
+    odd = np.multiply(even, theta_max, out=_scratch("odd", (_SERIES_TERMS, M)))
+    # features u^α v^β
     up, vp = [np.ones(M), u], [np.ones(M), v]
     for _ in range(2, max_order + 1):
         up.append(up[-1] * u)
         vp.append(vp[-1] * v)
-    F = np.stack([up[al] * vp[be] for al, be in feats])
-    Z = F[f_idx]
-    Z *= J[j_idx]
-    total = coef @ Z  # (orders, M)
-    total *= sign
-    total *= theta_max
-    total *= unit1[1][p_idx]
-    total *= unit2[1][q_idx]
-    out = unit1[0][p_idx]
-    out *= unit2[0][q_idx]
-    out += total
+    F = _scratch("features", (len(feats), M))
+    for row, (al, be) in enumerate(feats):
+        np.multiply(up[al], vp[be], out=F[row])
+    Vs, Vc = _node_series(n_quad)
+    _, wq = _legendre01(n_quad)
+    wq = (2.0 / np.pi) * wq
+    a_pows = [(i, 0) for i in range(1, max_order + 1) if (i, 0) in moments]
+    b_pows = [(0, i) for i in range(1, max_order + 1) if (0, i) in moments]
+    index = {key: moments.index(key) for key in moments}
+    rows = min(M, _CHUNK_ROWS)
+    s_buf, a_buf, b_buf, k_buf, c_buf = (_scratch(f"node{i}", (rows, n_quad)) for i in range(5))
+    J = _scratch("moments", (len(moments), rows))
+    if out is None:
+        out = np.empty((len(orders), M))
+    for start in range(0, M, rows):
+        sl = slice(start, start + rows)
+        r = min(rows, M - start)
+        one_p, a, b, kern, cur = s_buf[:r], a_buf[:r], b_buf[:r], k_buf[:r], c_buf[:r]
+        np.matmul(odd[:, sl].T, Vs, out=one_p)
+        one_p += 1.0  # 1 + sinθ
+        np.divide(1.0, one_p, out=a)
+        np.matmul(even[:, sl].T, Vc, out=b)
+        b *= b
+        np.divide(one_p, b, out=b)  # (1 + sinθ)/cos²θ = 1/(1 − sinθ)
+        # kernel exp{−(u²a + v²b)}, then kernel·aⁱ and kernel·bⁱ, each summed over the nodes
+        np.multiply(a, uu[sl, None], out=kern)
+        np.multiply(b, vv[sl, None], out=one_p)
+        kern += one_p
+        np.maximum(kern, _LOG_TINY, out=kern)  # no subnormal numbers (module comment above)
+        np.exp(kern, out=kern)
+        Jb = J[:, :r]
+        np.matmul(kern, wq, out=Jb[index[(0, 0)]])
+        for fac, keys in ((a, a_pows), (b, b_pows)):
+            prev = kern
+            for key in keys:
+                np.multiply(prev, fac, out=cur)
+                np.matmul(cur, wq, out=Jb[index[key]])
+                prev = cur
+        Jb[Jb < _TINY] = 0.0  # J ≥ 0; products of the features with subnormal J would be slow
+        # the Wick sums, then D_pq
+        Z = F[f_idx, sl]
+        Z *= Jb[j_idx]
+        total = coef @ Z  # (orders, r)
+        total *= sign
+        total *= theta_max[sl]
+        total *= unit1[1][p_idx, sl]
+        total *= unit2[1][q_idx, sl]
+        blk = out[:, sl]
+        np.multiply(unit1[0][p_idx, sl], unit2[0][q_idx, sl], out=blk)
+        blk += total
     return orders, out
 
 
@@ -560,6 +590,14 @@ def _shift_rows(max_order: int):
     return T_idx, U_idx, row[(0, 0)]
 
 
+def _combine(Dst, idx, coefs) -> np.ndarray:
+    """``out[t] = Σ_c coefs[c]·Dst[idx[t, c]]`` (coefficients broadcast against Dst's rows)."""
+    out = coefs[0] * Dst[idx[:, 0]]
+    for c in range(1, idx.shape[1]):
+        out += coefs[c] * Dst[idx[:, c]]
+    return out
+
+
 def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     """Core: ⟨f⟩_n, ⟨f²⟩_n and (if grad) the gradient of ½Σ_n l_n w.r.t. mean and cov."""
     N, d = X.shape
@@ -581,17 +619,18 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     c1 = (S_av[:, I, I], S_av[:, J, I])  # Cov(v_i, a_i), Cov(v_i, a_j)
     c2 = (S_av[:, I, J], S_av[:, J, J])  # Cov(v_j, a_i), Cov(v_j, a_j)
     rho = np.minimum(np.maximum(S_aa[:, I, J] / (lam[:, I] * lam[:, J]), -1.0 + 1e-15), 1.0 - 1e-15)
+    n_rows = len(_psi_coefficients(order)[0])
     orders, Dst = _psi_stack(h_unit[:, I].ravel(), h_unit[:, J].ravel(), np.arcsin(rho).ravel(),
                              units[:, :, :, I].reshape(2, order + 1, N * P),
-                             units[:, :, :, J].reshape(2, order + 1, N * P), order, n_quad)
+                             units[:, :, :, J].reshape(2, order + 1, N * P), order, n_quad,
+                             out=_scratch("psi", (n_rows, N * P)))
     Dst = Dst.reshape(len(orders), N, P)
     T_idx, U_idx, row00 = _shift_rows(order)
     # T_ij = ⟨v_i v_j σ(a_i)σ(a_j)⟩ = A0 Ψ + B·∇Ψ + Q:∇∇Ψ (module docstring) and its shifts
     # T(a, b) by a, b extra mean-derivatives in (a_i, a_j): rows of Ψ's stack times coefficients
-    A0 = np.broadcast_to(mu1 * mu2 + K, (N, P))
-    coef_T = np.stack([A0, mu1 * c2[0] + mu2 * c1[0], mu1 * c2[1] + mu2 * c1[1],
-                       c1[0] * c2[0], c1[0] * c2[1] + c1[1] * c2[0], c1[1] * c2[1]])
-    T = np.einsum("tcnp,cnp->tnp", Dst[T_idx], coef_T)  # T(0,0), T(1,0), T(0,1), T(2,0), T(1,1), T(0,2)
+    coef_T = (mu1 * mu2 + K, mu1 * c2[0] + mu2 * c1[0], mu1 * c2[1] + mu2 * c1[1],
+              c1[0] * c2[0], c1[0] * c2[1] + c1[1] * c2[0], c1[1] * c2[1])
+    T = _combine(Dst, T_idx, coef_T)  # T(0,0), T(1,0), T(0,1), T(2,0), T(1,1), T(0,2)
     f2 = T[0] @ om  # ⟨f²⟩_n, shape (N,)
     # linear terms M_i = ⟨v_i σ(a_i)⟩ (B&B (60)); D1[p] = ∂^p_m ⟨σ(a_i)⟩
     D1 = units[0]
@@ -607,8 +646,8 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     G_aa = 0.5 * (T[3:6] @ sc["II;IJ+JI;JJ"]).sum(axis=0)  # (N, H²)
     # ∂T/∂μ1 = μ2Ψ + c2·∇Ψ and ∂T/∂c1 = μ2∇Ψ + ∇∇Ψ c2 (U1), the same with 1 ↔ 2 (U2);
     # the symmetric G takes half of each
-    U1 = np.einsum("tcnp,cnp->tnp", Dst[U_idx], np.stack([np.broadcast_to(mu2, (N, P)), *c2]))
-    U2 = np.einsum("tcnp,cnp->tnp", Dst[U_idx], np.stack([np.broadcast_to(mu1, (N, P)), *c1]))
+    U1 = _combine(Dst, U_idx, (mu2, *c2))
+    U2 = _combine(Dst, U_idx, (mu1, *c1))
     G_av = 0.5 * ((U1[1:] @ sc["II;JI"]).sum(axis=0) + (U2[1:] @ sc["IJ;JJ"]).sum(axis=0))
     gm_v = U1[0].sum(axis=0) @ sc["I"] + U2[0].sum(axis=0) @ sc["J"]
     G_vv = (0.5 * Dst[row00].sum(axis=0) @ sc["IJ+JI"]).reshape(H, H)
