@@ -52,7 +52,8 @@ pre-activation's variance is large — e.g. for a pruned hidden unit whose u
 stays at its broad prior. The angle form has no such case; the tests check
 it against the paper's form, brute-force quadrature and Monte Carlo.)
 The mean-derivatives of Ψ needed above are exact derivatives of the same
-rule (Hermite polynomials of the Gaussian kernel). ``⟨v_i σ(a_i)⟩`` is
+rule (Hermite polynomials of the Gaussian kernel); how their integrals reduce to nine
+moments per pair and data point is in the comment above ``_SERIES_TERMS``. ``⟨v_i σ(a_i)⟩`` is
 closed form (B&B (49), (60)).
 
 Gradients (Appendix A.3, re-derived)
@@ -378,6 +379,8 @@ def _node_series(n_quad: int) -> tuple[np.ndarray, np.ndarray]:
 _CHUNK_ROWS = 256
 
 _WORKSPACE = threading.local()
+#: largest scratch array kept between calls (entries; 8 MB)
+_SCRATCH_MAX = 1 << 20
 
 
 def _scratch(name: str, shape: tuple) -> np.ndarray:
@@ -385,8 +388,11 @@ def _scratch(name: str, shape: tuple) -> np.ndarray:
 
     Fresh arrays of a few hundred kB are mapped from the system page by page on every call
     (malloc returns them on free), which cost as much as the arithmetic here; a kept buffer
-    does not. Only arrays that never leave :func:`_moments` are scratch.
+    does not. Only arrays that never leave :func:`_moments` are scratch; arrays of more than
+    :data:`_SCRATCH_MAX` entries are not kept (fresh ones cost little beside their arithmetic).
     """
+    if np.prod(shape) > _SCRATCH_MAX:
+        return np.empty(shape)
     bufs = _WORKSPACE.__dict__.setdefault("bufs", {})
     buf = bufs.get(name)
     if buf is None or buf.shape != shape:
