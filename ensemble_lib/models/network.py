@@ -435,21 +435,14 @@ def _psi_stack(h, k, theta_max, unit1, unit2, max_order: int, n_quad: int, out=N
     b_pows = [(0, i) for i in range(1, max_order + 1) if (0, i) in moments]
     index = {key: moments.index(key) for key in moments}
     rows = min(M, _CHUNK_ROWS)
-    s_buf, a_buf, b_buf = (_scratch(f"node{i}", (rows, n_quad)) for i in range(3))
-    # is the kernel's exponent anywhere below _LOG_TINY? a = 1/(1 + sinθ) and b = 1/(1 − sinθ)
-    # are largest at the first or the last node (sinθ is monotonic in θ)
-    s_ends = odd.T @ Vs[:, [0, -1]]
-    tiny = bool(np.any(uu * np.max(1.0 / (1.0 + s_ends), axis=1)
-                       + vv * np.max(1.0 / (1.0 - s_ends), axis=1) < _LOG_TINY))
-    levels = _scratch("levels", (len(moments), rows, n_quad))
+    s_buf, a_buf, b_buf, k_buf, c_buf = (_scratch(f"node{i}", (rows, n_quad)) for i in range(5))
     J = _scratch("moments", (len(moments), rows))
-    total = _scratch("total", (len(orders), M))
     if out is None:
         out = np.empty((len(orders), M))
     for start in range(0, M, rows):
         sl = slice(start, start + rows)
         r = min(rows, M - start)
-        one_p, a, b = s_buf[:r], a_buf[:r], b_buf[:r]
+        one_p, a, b, kern, cur = s_buf[:r], a_buf[:r], b_buf[:r], k_buf[:r], c_buf[:r]
         np.matmul(odd[:, sl].T, Vs, out=one_p)
         one_p += 1.0  # 1 + sinθ
         np.divide(1.0, one_p, out=a)
@@ -457,36 +450,31 @@ def _psi_stack(h, k, theta_max, unit1, unit2, max_order: int, n_quad: int, out=N
         b *= b
         np.divide(one_p, b, out=b)  # (1 + sinθ)/cos²θ = 1/(1 − sinθ)
         # kernel exp{−(u²a + v²b)}, then kernel·aⁱ and kernel·bⁱ, each summed over the nodes
-        kern = levels[index[(0, 0)], :r]
         np.multiply(a, uu[sl, None], out=kern)
         np.multiply(b, vv[sl, None], out=one_p)
         kern += one_p
-        if tiny:
-            np.maximum(kern, _LOG_TINY, out=kern)  # no subnormal numbers (module comment above)
+        np.maximum(kern, _LOG_TINY, out=kern)  # no subnormal numbers (module comment above)
         np.exp(kern, out=kern)
-        # kernel·aⁱ and kernel·bⁱ into one buffer, then all summed over the nodes at once
-        lev = levels[:, :r]
+        Jb = J[:, :r]
+        np.matmul(kern, wq, out=Jb[index[(0, 0)]])
         for fac, keys in ((a, a_pows), (b, b_pows)):
             prev = kern
             for key in keys:
-                prev = np.multiply(prev, fac, out=lev[index[key]])
-        Jb = J[:, :r]
-        np.matmul(lev, wq, out=Jb)
-        if tiny:
-            Jb[Jb < _TINY] = 0.0  # J ≥ 0; products of the features with subnormal J would be slow
-        # the Wick sums
+                np.multiply(prev, fac, out=cur)
+                np.matmul(cur, wq, out=Jb[index[key]])
+                prev = cur
+        Jb[Jb < _TINY] = 0.0  # J ≥ 0; products of the features with subnormal J would be slow
+        # the Wick sums, then D_pq
         Z = F[f_idx, sl]
         Z *= Jb[j_idx]
-        np.matmul(coef, Z, out=total[:, sl])  # (orders, r)
-    # D_pq = σ^(p)(h)σ^(q)(k)/(l1^p l2^q) + (−1)^(p+q) θ_max·total/(l1^p l2^q)
-    total *= sign
-    total *= theta_max
-    gathered = _scratch("gathered", total.shape)
-    total *= np.take(unit1[1], p_idx, axis=0, out=gathered)
-    total *= np.take(unit2[1], q_idx, axis=0, out=gathered)
-    np.take(unit1[0], p_idx, axis=0, out=out)
-    out *= np.take(unit2[0], q_idx, axis=0, out=gathered)
-    out += total
+        total = coef @ Z  # (orders, r)
+        total *= sign
+        total *= theta_max[sl]
+        total *= unit1[1][p_idx, sl]
+        total *= unit2[1][q_idx, sl]
+        blk = out[:, sl]
+        np.multiply(unit1[0][p_idx, sl], unit2[0][q_idx, sl], out=blk)
+        blk += total
     return orders, out
 
 
