@@ -52,7 +52,8 @@ pre-activation's variance is large — e.g. for a pruned hidden unit whose u
 stays at its broad prior. The angle form has no such case; the tests check
 it against the paper's form, brute-force quadrature and Monte Carlo.)
 The mean-derivatives of Ψ needed above are exact derivatives of the same
-rule (Hermite polynomials of the Gaussian kernel). ``⟨v_i σ(a_i)⟩`` is
+rule (Hermite polynomials of the Gaussian kernel); how their integrals reduce to nine
+moments per pair and data point is in the comment above ``_SERIES_TERMS``. ``⟨v_i σ(a_i)⟩`` is
 closed form (B&B (49), (60)).
 
 Gradients (Appendix A.3, re-derived)
@@ -74,8 +75,10 @@ Code names: ``n_hidden`` = H, ``X`` = inputs (N × d), ``t`` = targets,
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
-from math import comb
+from fractions import Fraction
+from math import comb, factorial
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
@@ -260,108 +263,252 @@ def _double_factorial(n: int) -> int:
 _HERMITE = {(p, q): _hermite_terms(p, q) for p in range(5) for q in range(5) if p + q <= 4}
 
 
-#: rows (data points × pairs) of :func:`_psi_derivatives` done at once
-_CHUNK_ROWS = 1024
+# ---------------------------------------------------------------------------
+# The angle integrals of Ψ's derivatives, reduced to nine moments per row
+# ---------------------------------------------------------------------------
+#
+# With s = sinθ, c² = cos²θ, a = 1/(1 + s), b = 1/(1 − s) (so ab = 1/c² = (a + b)/2) and
+# u = (h + k)/2, v = (h − k)/2, the Wick factors are P11 = P22 = ab, P12 = −s/c² = (a − b)/2,
+# y1 = ua + vb, y2 = ua − vb, and the kernel is exp{−(u²a + v²b)}. A monomial in them is a
+# polynomial in u, v, a, b; with ab = (a + b)/2 (positive coefficients, no cancellation) every
+# product of powers of a and b becomes a sum of pure powers. So the angle integral of any
+# derivative of Ψ is Σ coef·u^α v^β J, with the moments
+#
+#     J = (2/π) Σ_nodes w_j kernel_j a_j^i  (i ≤ max_order),   (2/π) Σ_nodes w_j kernel_j b_j^i  (1 ≤ i),
+#
+# and exact dyadic coefficients worked out once below (:func:`_psi_coefficients`). Per row that
+# is eight products and one matrix–vector product over the nodes instead of 29 monomials, each a
+# product and a sum. (The same quantities in h, k and 1/c² would cancel: y1 = (h − ks)/c² is a
+# small difference of large numbers when s → 1.) sinθ and cosθ at the nodes θ_j = θ_max x_j come
+# from their Taylor series in θ_max as one matrix product each (|θ| < π/2; 12 terms leave
+# < 1e-19), not from np.sin/np.cos, which cost ~30 products per element here.
+
+#: Taylor terms of sin and cos at the nodes (|θ| ≤ π/2: the first term left out is < 1e-19)
+_SERIES_TERMS = 12
+#: The kernel's exponent is cut at −600 and moments below 1e-200 are set to 0: arithmetic on
+#: subnormal numbers (below 2.2e-308, as exp(−720) is) runs ~100× slower on x86, and where the
+#: kernel is that small the whole term is: the change is below 1e-200 absolute, far below round-off
+#: of Ψ's derivatives (each is σ^(p)σ^(q)/(λ^p λ^q) plus θ_max times these moments).
+_LOG_TINY, _TINY = -600.0, 1e-200
+
+
+def _poly_mul(p1: dict, p2: dict) -> dict:
+    """Product of polynomials {(α, β, i, j): coef} in u^α v^β a^i b^j, reduced by ab = (a + b)/2."""
+    out = {}
+    for (a1, b1, i1, j1), c1 in p1.items():
+        for (a2, b2, i2, j2), c2 in p2.items():
+            todo = [((a1 + a2, b1 + b2, i1 + i2, j1 + j2), c1 * c2)]
+            while todo:
+                (al, be, i, j), c = todo.pop()
+                if i and j:  # a^i b^j = a^(i−1) b^(j−1) (a + b)/2
+                    todo += [((al, be, i, j - 1), c / 2), ((al, be, i - 1, j), c / 2)]
+                else:
+                    out[(al, be, i, j)] = out.get((al, be, i, j), 0) + c
+    return {key: c for key, c in out.items() if c}
+
+
+@lru_cache(maxsize=8)
+def _psi_coefficients(max_order: int):
+    """The exact map from the moments and the features u^α v^β to Ψ's derivative integrals.
+
+    Returns ``(orders, feats, moments, pairs, coef, p_idx, q_idx, sign, f_idx, j_idx)``:
+
+    * ``orders``: the (p, q) with p + q ≤ max_order;
+    * ``feats``: the (α, β) that occur; ``moments``: the (i, j) that occur (a power of a or
+      of b, the other 0); ``pairs``: the (feature index, moment index) products that occur;
+    * ``coef`` (len(orders) × len(pairs), dyadic rationals, exact in floating point): the Wick
+      sum Σ_terms coef·∫kernel·monomial of derivative (p, q) is ``coef @ (u^α v^β · J)[pairs]``;
+    * the same as arrays: ``p_idx``, ``q_idx`` the orders' p and q, ``sign`` (−1)^(p+q) as a
+      column, ``f_idx``, ``j_idx`` the pairs' feature and moment indices.
+    """
+    one = {(0, 0, 0, 0): Fraction(1)}
+    half = Fraction(1, 2)
+    factors = {"P11": {(0, 0, 1, 0): half, (0, 0, 0, 1): half},
+               "P12": {(0, 0, 1, 0): half, (0, 0, 0, 1): -half},
+               "y1": {(1, 0, 1, 0): Fraction(1), (0, 1, 0, 1): Fraction(1)},
+               "y2": {(1, 0, 1, 0): Fraction(1), (0, 1, 0, 1): Fraction(-1)}}
+
+    def power(name, n):
+        out = one
+        for _ in range(n):
+            out = _poly_mul(out, factors[name])
+        return out
+
+    orders = [pq for pq in _HERMITE if sum(pq) <= max_order]
+    totals = []
+    for p, q in orders:
+        acc = {}
+        for c, j11, j12, j22, e1, e2 in _HERMITE[(p, q)]:
+            mono = _poly_mul(_poly_mul(power("P11", j11 + j22), power("P12", j12)),
+                             _poly_mul(power("y1", e1), power("y2", e2)))
+            for key, v in mono.items():
+                acc[key] = acc.get(key, 0) + c * v
+        totals.append({key: v for key, v in acc.items() if v})
+    feats = sorted({key[:2] for tot in totals for key in tot})
+    moments = sorted({key[2:] for tot in totals for key in tot})
+    pairs = sorted({(feats.index(key[:2]), moments.index(key[2:])) for tot in totals for key in tot})
+    coef = np.zeros((len(orders), len(pairs)))
+    for row, tot in enumerate(totals):
+        for key, v in tot.items():
+            coef[row, pairs.index((feats.index(key[:2]), moments.index(key[2:])))] = float(v)
+    p_idx = np.array([p for p, _ in orders])
+    q_idx = np.array([q for _, q in orders])
+    sign = np.where((p_idx + q_idx) % 2, -1.0, 1.0)[:, None]
+    f_idx = np.array([f for f, _ in pairs])
+    j_idx = np.array([j for _, j in pairs])
+    for arr in (coef, p_idx, q_idx, sign, f_idx, j_idx):
+        arr.setflags(write=False)
+    return tuple(orders), tuple(feats), tuple(moments), tuple(pairs), coef, p_idx, q_idx, sign, f_idx, j_idx
+
+
+@lru_cache(maxsize=16)
+def _node_series(n_quad: int) -> tuple[np.ndarray, np.ndarray]:
+    """V_s, V_c (terms × n): sin(θ x_j) = Σ_t θ^(2t+1) V_s[t, j], cos(θ x_j) = Σ_t θ^(2t) V_c[t, j]."""
+    x, _ = _legendre01(n_quad)
+    t = np.arange(_SERIES_TERMS)
+    inv_fact = np.array([1.0 / factorial(i) for i in range(2 * _SERIES_TERMS)])
+    sign = np.where(t % 2, -1.0, 1.0)[:, None]
+    Vs = sign * inv_fact[2 * t + 1, None] * x ** (2 * t + 1)[:, None]
+    Vc = sign * inv_fact[2 * t, None] * x ** (2 * t)[:, None]
+    for arr in (Vs, Vc):
+        arr.setflags(write=False)
+    return Vs, Vc
+
+
+#: rows (data points × pairs) done at once: the node arrays of a block stay in cache
+_CHUNK_ROWS = 256
+
+_WORKSPACE = threading.local()
+#: largest scratch array kept between calls (entries; 8 MB)
+_SCRATCH_MAX = 1 << 20
+
+
+def _scratch(name: str, shape: tuple) -> np.ndarray:
+    """A scratch array of this thread, kept from call to call (contents undefined).
+
+    Fresh arrays of a few hundred kB are mapped from the system page by page on every call
+    (malloc returns them on free), which cost as much as the arithmetic here; a kept buffer
+    does not. Only arrays that never leave :func:`_moments` are scratch; arrays of more than
+    :data:`_SCRATCH_MAX` entries are not kept (fresh ones cost little beside their arithmetic).
+    """
+    if np.prod(shape) > _SCRATCH_MAX:
+        return np.empty(shape)
+    bufs = _WORKSPACE.__dict__.setdefault("bufs", {})
+    buf = bufs.get(name)
+    if buf is None or buf.shape != shape:
+        buf = bufs[name] = np.empty(shape)
+    return buf
+
+
+def _psi_stack(h, k, theta_max, unit1, unit2, max_order: int, n_quad: int, out=None):
+    """Ψ's mean-derivatives for p + q ≤ max_order on 1-D rows: ``(orders, array (len(orders), M))``.
+
+    ``unit1 = (σ^(p)(h)/l1^p, l1^(−p))`` for p = 0..max_order, stacked (2, max_order + 1, M), and
+    ``unit2`` the same for k, l2: D_pq = σ^(p)(h)σ^(q)(k)/(l1^p l2^q) + (−1)^(p+q) θ_max·total/(l1^p l2^q),
+    ``total`` the Wick sum of the comment above. Done on blocks of :data:`_CHUNK_ROWS` rows, with
+    the node arrays of a block written into buffers reused from block to block (and from call to
+    call, :func:`_scratch`). ``out``: where to write the result (a fresh array if None).
+    """
+    orders, feats, moments, pairs, coef, p_idx, q_idx, sign, f_idx, j_idx = _psi_coefficients(max_order)
+    M = h.size
+    u, v = 0.5 * (h + k), 0.5 * (h - k)
+    uu, vv = -u * u, -v * v
+    # θ_max^(2t) and θ_max^(2t+1) for the Taylor series of sinθ, cosθ at the nodes
+    even = _scratch("even", (_SERIES_TERMS, M))
+    even[0] = 1.0
+    t2 = theta_max * theta_max
+    for t in range(1, _SERIES_TERMS):
+        np.multiply(even[t - 1], t2, out=even[t])
+    odd = np.multiply(even, theta_max, out=_scratch("odd", (_SERIES_TERMS, M)))
+    # features u^α v^β
+    up, vp = [np.ones(M), u], [np.ones(M), v]
+    for _ in range(2, max_order + 1):
+        up.append(up[-1] * u)
+        vp.append(vp[-1] * v)
+    F = _scratch("features", (len(feats), M))
+    for row, (al, be) in enumerate(feats):
+        np.multiply(up[al], vp[be], out=F[row])
+    Vs, Vc = _node_series(n_quad)
+    _, wq = _legendre01(n_quad)
+    wq = (2.0 / np.pi) * wq
+    a_pows = [(i, 0) for i in range(1, max_order + 1) if (i, 0) in moments]
+    b_pows = [(0, i) for i in range(1, max_order + 1) if (0, i) in moments]
+    index = {key: moments.index(key) for key in moments}
+    rows = min(M, _CHUNK_ROWS)
+    s_buf, a_buf, b_buf, k_buf, c_buf = (_scratch(f"node{i}", (rows, n_quad)) for i in range(5))
+    J = _scratch("moments", (len(moments), rows))
+    if out is None:
+        out = np.empty((len(orders), M))
+    for start in range(0, M, rows):
+        sl = slice(start, start + rows)
+        r = min(rows, M - start)
+        one_p, a, b, kern, cur = s_buf[:r], a_buf[:r], b_buf[:r], k_buf[:r], c_buf[:r]
+        np.matmul(odd[:, sl].T, Vs, out=one_p)
+        one_p += 1.0  # 1 + sinθ
+        np.divide(1.0, one_p, out=a)
+        np.matmul(even[:, sl].T, Vc, out=b)
+        b *= b
+        np.divide(one_p, b, out=b)  # (1 + sinθ)/cos²θ = 1/(1 − sinθ)
+        # kernel exp{−(u²a + v²b)}, then kernel·aⁱ and kernel·bⁱ, each summed over the nodes
+        np.multiply(a, uu[sl, None], out=kern)
+        np.multiply(b, vv[sl, None], out=one_p)
+        kern += one_p
+        np.maximum(kern, _LOG_TINY, out=kern)  # no subnormal numbers (module comment above)
+        np.exp(kern, out=kern)
+        Jb = J[:, :r]
+        np.matmul(kern, wq, out=Jb[index[(0, 0)]])
+        for fac, keys in ((a, a_pows), (b, b_pows)):
+            prev = kern
+            for key in keys:
+                np.multiply(prev, fac, out=cur)
+                np.matmul(cur, wq, out=Jb[index[key]])
+                prev = cur
+        Jb[Jb < _TINY] = 0.0  # J ≥ 0; products of the features with subnormal J would be slow
+        # the Wick sums, then D_pq
+        Z = F[f_idx, sl]
+        Z *= Jb[j_idx]
+        total = coef @ Z  # (orders, r)
+        total *= sign
+        total *= theta_max[sl]
+        total *= unit1[1][p_idx, sl]
+        total *= unit2[1][q_idx, sl]
+        blk = out[:, sl]
+        np.multiply(unit1[0][p_idx, sl], unit2[0][q_idx, sl], out=blk)
+        blk += total
+    return orders, out
+
+
+def _units(h, lam, max_order: int) -> np.ndarray:
+    """(σ^(p)(h)/λ^p, λ^(−p)) for p = 0..max_order, shape (2, max_order + 1, …)."""
+    il = 1.0 / lam
+    out = np.empty((2, max_order + 1) + h.shape)
+    out[1, 0] = 1.0
+    for p in range(1, max_order + 1):
+        np.multiply(out[1, p - 1], il, out=out[1, p])
+    out[0] = _sigma_derivatives(h, max_order)
+    out[0] *= out[1]
+    return out
 
 
 def _psi_derivatives(m1, m2, S11, S12, S22, max_order: int, n_quad: int) -> dict:
     """∂^p_{m1}∂^q_{m2} Ψ for p + q ≤ max_order, Ψ = ⟨σ(a_1)σ(a_2)⟩, (a_1, a_2) ~ N(m, S).
 
     Vectorised over the (common) shape of the arguments. Returns a dict
-    (p, q) → array. See the module docstring for the angle form of Ψ.
-
-    The integrals of the Wick monomials (:func:`_angle_integrals`) are done
-    on blocks of rows, each monomial written into a reused buffer: the same
-    floating-point operations as one block of everything, so the same result
-    bit for bit, without tens of megabytes of fresh memory per call.
+    (p, q) → array. See the module docstring for the angle form of Ψ and the
+    comment above :data:`_SERIES_TERMS` for how the integrals are done.
     """
     m1, m2, S11, S12, S22 = np.broadcast_arrays(
         *[np.asarray(a, dtype=float) for a in (m1, m2, S11, S12, S22)]
     )
+    shape = m1.shape
+    m1, m2, S11, S12, S22 = (a.ravel() for a in (m1, m2, S11, S12, S22))
     l1 = np.sqrt(1.0 + S11)
     l2 = np.sqrt(1.0 + S22)
     h, k = m1 / l1, m2 / l2
     rho = np.minimum(np.maximum(S12 / (l1 * l2), -1.0 + 1e-15), 1.0 - 1e-15)
-    theta_max = np.arcsin(rho)
-    keys, tree = _monomial_tree(max_order)
-    integral = {}
-    for key, flat in _angle_integrals(h.ravel(), k.ravel(), theta_max.ravel(), keys, tree, n_quad).items():
-        # in θ_max's memory layout, as a sum over the nodes of (…, n) arrays would give:
-        # the layout decides which BLAS kernel the products with these arrays use later
-        integral[key] = np.empty_like(theta_max)
-        integral[key][...] = flat.reshape(theta_max.shape)
-    sh = _sigma_derivatives(h, max_order)
-    sk = _sigma_derivatives(k, max_order)
-    out = {}
-    for (p, q), terms in _HERMITE.items():
-        if p + q > max_order:
-            continue
-        total = 0.0
-        for coef, j11, j12, j22, e1, e2 in terms:
-            total = total + coef * integral[(j11 + j22, j12, e1, e2)]
-        sign = -1.0 if (p + q) % 2 else 1.0
-        out[(p, q)] = (sh[p] * sk[q] + sign * theta_max * total) / (l1**p * l2**q)
-    return out
-
-
-def _parent(key):
-    """The monomial ``key`` is built from: one power less of its last factor present."""
-    j = next(i for i in (3, 2, 1, 0) if key[i] > 0)
-    return key[:j] + (key[j] - 1,) + key[j + 1:], j
-
-
-@lru_cache(maxsize=8)
-def _monomial_tree(max_order: int):
-    """Monomials (powers of P11, P12, y1, y2; P22 = P11) whose integrals Ψ's derivatives need,
-    and the tree that builds each from its parent by one product: key → [(child, factor), …]."""
-    keys = set()
-    for (p, q), terms in _HERMITE.items():
-        if p + q <= max_order:
-            keys.update((j11 + j22, j12, e1, e2) for _, j11, j12, j22, e1, e2 in terms)
-    tree = {}
-    todo = list(keys)
-    while todo:
-        key = todo.pop()
-        if key == (0, 0, 0, 0):
-            continue
-        parent, j = _parent(key)
-        children = tree.setdefault(parent, [])
-        if (key, j) not in children:
-            children.append((key, j))
-            todo.append(parent)
-    return frozenset(keys), {key: tuple(sorted(ch)) for key, ch in tree.items()}
-
-
-def _angle_integrals(h, k, theta_max, keys, tree, n_quad: int) -> dict:
-    """Σ_nodes kernel·monomial for every monomial in ``keys`` (1-D inputs of length M)."""
-    x, wq = _legendre01(n_quad)
-    M = h.size
-    out = {key: np.empty(M) for key in keys}
-    depth = 1 + max(sum(key) for key in keys)
-    for start in range(0, M, _CHUNK_ROWS):
-        sl = slice(start, start + _CHUNK_ROWS)
-        th = theta_max[sl, None] * x  # (rows, n)
-        s, c2 = np.sin(th), np.cos(th) ** 2
-        hh, kk = h[sl, None], k[sl, None]
-        P11 = 1.0 / c2
-        P12 = -s / c2
-        y1 = (hh - s * kk) / c2
-        y2 = (kk - s * hh) / c2
-        kernel = np.exp(-0.5 * (hh * y1 + kk * y2)) * ((2.0 / np.pi) * wq)
-        factors = (P11, P12, y1, y2)
-        # depth-first over the tree: one buffer per level holds the monomial
-        # times the weighted kernel on the path from the root
-        level = [kernel] + [np.empty_like(kernel) for _ in range(depth - 1)]
-
-        def visit(key, d):
-            if key in out:
-                np.sum(level[d], axis=-1, out=out[key][sl])
-            for child, j in tree.get(key, ()):
-                np.multiply(level[d], factors[j], out=level[d + 1])
-                visit(child, d + 1)
-
-        visit((0, 0, 0, 0), 0)
-    return out
+    orders, out = _psi_stack(h, k, np.arcsin(rho), _units(h, l1, max_order), _units(k, l2, max_order),
+                             max_order, n_quad)
+    return {pq: out[row].reshape(shape) for row, pq in enumerate(orders)}
 
 
 def _single_derivatives(m, S, max_order: int) -> list[np.ndarray]:
@@ -372,22 +519,26 @@ def _single_derivatives(m, S, max_order: int) -> list[np.ndarray]:
 
 
 # ---------------------------------------------------------------------------
+
 # Per-data-point moments of y = (a, v) and the expected error
 # ---------------------------------------------------------------------------
 
 
 def _projected_moments(mean, cov, X, n_hidden):
-    """Mean and covariance blocks of y_n = (a_1..a_H, v_1..v_H) = P_n w under N(mean, cov)."""
+    """Mean and covariance blocks of y_n = (a_1..a_H, v_1..v_H) = P_n w under N(mean, cov).
+
+    ``S_aa[n, i, j] = x_nᵀ C_{u_i u_j} x_n`` and ``S_av[n, i, j] = x_nᵀ C_{u_i v_j}`` as matrix
+    products: ``X`` times the covariance blocks arranged (d, …), then the second ``x_n``.
+    """
     N, d = X.shape
     H = n_hidden
     hd = H * d
-    Ubar = mean[:hd].reshape(H, d)
-    m_a = X @ Ubar.T  # (N, H)
+    m_a = X @ mean[:hd].reshape(H, d).T  # (N, H)
     m_v = mean[hd:]  # (H,)
-    Cuu = cov[:hd, :hd].reshape(H, d, H, d)
-    Cuv = cov[:hd, hd:].reshape(H, d, H)
-    S_aa = np.einsum("nd,idje,ne->nij", X, Cuu, X, optimize=True)  # Cov(a_i, a_j)
-    S_av = np.einsum("nd,idj->nij", X, Cuv, optimize=True)  # Cov(a_i, v_j)
+    Cuu = cov[:hd, :hd].reshape(H, d, H, d).transpose(1, 0, 2, 3).reshape(d, H * H * d)
+    XC = (X @ Cuu).reshape(N, H * H, d)  # [n, (i, j), e] = Σ_d x_nd C[u_i d, u_j e]
+    S_aa = np.einsum("nce,ne->nc", XC, X).reshape(N, H, H)  # Cov(a_i, a_j)
+    S_av = (X @ cov[:hd, hd:].reshape(H, d, H).transpose(1, 0, 2).reshape(d, H * H)).reshape(N, H, H)
     S_vv = cov[hd:, hd:]
     return m_a, m_v, S_aa, S_av, S_vv
 
@@ -402,82 +553,116 @@ def _pairs(H: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return I, J, w
 
 
+@lru_cache(maxsize=64)
+def _scatter(H: int) -> dict:
+    """0/1 matrices (P × H or P × H²) that add a pair quantity into entry i, j, (i, i), (i, j), …
+
+    Products with them replace ``np.add.at`` over the pairs (P = H(H+1)/2); each matrix is
+    scaled by ½ω (ω the pair's multiplicity), the factor every pair gradient carries.
+    """
+    I, J, om = _pairs(H)
+    P = I.size
+    half_om = 0.5 * om[:, None]
+    out = {}
+    for name, rows, cols in (("I", I, None), ("J", J, None), ("II", I, I), ("JJ", J, J),
+                             ("IJ", I, J), ("JI", J, I)):
+        m = np.zeros((P, H) if cols is None else (P, H * H))
+        m[np.arange(P), rows if cols is None else rows * H + cols] = 1.0
+        out[name] = half_om * m
+    out["IJ+JI"] = out["IJ"] + out["JI"]
+    for names in ("I;J", "II;IJ+JI;JJ", "II;JI", "IJ;JJ"):
+        out[names] = np.stack([out[name] for name in names.split(";")])
+    for a in out.values():
+        a.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=4)
+def _shift_rows(max_order: int):
+    """Rows of Ψ's derivative stack (:func:`_psi_stack`) that the pair terms combine.
+
+    ``T_idx[t, c]``: for T(a, b), (a, b) = (0,0), (1,0), (0,1), (2,0), (1,1), (0,2) (only the
+    first without gradients), the row of ∂^(a+i)∂^(b+j)Ψ for the coefficient c of
+    (A0, B1, B2, Q11, Q12, Q22) at (i, j) = (0,0), (1,0), (0,1), (2,0), (1,1), (0,2);
+    ``U_idx[t, c]``: for (a, b) = (0,0), (1,0), (0,1), the rows at (a, b) + (0,0), (1,0), (0,1);
+    ``row00``: the row of Ψ itself.
+    """
+    row = {pq: i for i, pq in enumerate(_psi_coefficients(max_order)[0])}
+    shifts = ((0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2))
+    T_idx = np.array([[row[(a + i, b + j)] for i, j in shifts] for a, b in shifts[:6 if max_order >= 4 else 1]])
+    U_idx = None
+    if max_order >= 3:
+        U_idx = np.array([[row[(a + i, b + j)] for i, j in shifts[:3]] for a, b in shifts[:3]])
+    return T_idx, U_idx, row[(0, 0)]
+
+
+def _combine(Dst, idx, coefs) -> np.ndarray:
+    """``out[t] = Σ_c coefs[c]·Dst[idx[t, c]]`` (coefficients broadcast against Dst's rows)."""
+    out = coefs[0] * Dst[idx[:, 0]]
+    for c in range(1, idx.shape[1]):
+        out += coefs[c] * Dst[idx[:, c]]
+    return out
+
+
 def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     """Core: ⟨f⟩_n, ⟨f²⟩_n and (if grad) the gradient of ½Σ_n l_n w.r.t. mean and cov."""
     N, d = X.shape
     H = n_hidden
     m_a, m_v, S_aa, S_av, S_vv = _projected_moments(mean, cov, X, H)
     I, J, om = _pairs(H)
+    P = I.size
+    order = 4 if grad else 2
+    # per hidden unit: λ_i = √(1 + Var a_i), h_i = ā_i/λ_i and σ^(p)(h_i)/λ_i^p (B&B (49)),
+    # shared by the linear terms and by both members of every pair
+    diag = np.arange(H) * (H + 1)
+    c_ii = S_av.reshape(N, H * H)[:, diag]
+    lam = np.sqrt(1.0 + S_aa.reshape(N, H * H)[:, diag])
+    h_unit = m_a / lam
+    units = _units(h_unit, lam, order)  # (2, order + 1, N, H)
     # pair quantities, shape (N, P)
-    m1, m2 = m_a[:, I], m_a[:, J]
-    S11, S22, S12 = S_aa[:, I, I], S_aa[:, J, J], S_aa[:, I, J]
     mu1, mu2 = m_v[I], m_v[J]
     K = S_vv[I, J]
     c1 = (S_av[:, I, I], S_av[:, J, I])  # Cov(v_i, a_i), Cov(v_i, a_j)
     c2 = (S_av[:, I, J], S_av[:, J, J])  # Cov(v_j, a_i), Cov(v_j, a_j)
-    D = _psi_derivatives(m1, m2, S11, S12, S22, 4 if grad else 2, n_quad)
-    A0 = mu1 * mu2 + K
-    B = (mu1 * c2[0] + mu2 * c1[0], mu1 * c2[1] + mu2 * c1[1])
-    Q11, Q22 = c1[0] * c2[0], c1[1] * c2[1]
-    Q12 = c1[0] * c2[1] + c1[1] * c2[0]
-
-    def T(a, b):
-        """T shifted by a, b extra mean-derivatives in (a_i, a_j)."""
-        return (
-            A0 * D[(a, b)] + B[0] * D[(a + 1, b)] + B[1] * D[(a, b + 1)]
-            + Q11 * D[(a + 2, b)] + Q12 * D[(a + 1, b + 1)] + Q22 * D[(a, b + 2)]
-        )
-
-    T00 = T(0, 0)
-    f2 = T00 @ om  # ⟨f²⟩_n, shape (N,)
-    # linear terms M_i = ⟨v_i σ(a_i)⟩ (B&B (60))
-    c_ii = np.einsum("nii->ni", S_av)
-    s_ii = np.einsum("nii->ni", S_aa)
-    D1 = _single_derivatives(m_a, s_ii, 3 if grad else 1)
+    rho = np.minimum(np.maximum(S_aa[:, I, J] / (lam[:, I] * lam[:, J]), -1.0 + 1e-15), 1.0 - 1e-15)
+    n_rows = len(_psi_coefficients(order)[0])
+    orders, Dst = _psi_stack(h_unit[:, I].ravel(), h_unit[:, J].ravel(), np.arcsin(rho).ravel(),
+                             units[:, :, :, I].reshape(2, order + 1, N * P),
+                             units[:, :, :, J].reshape(2, order + 1, N * P), order, n_quad,
+                             out=_scratch("psi", (n_rows, N * P)))
+    Dst = Dst.reshape(len(orders), N, P)
+    T_idx, U_idx, row00 = _shift_rows(order)
+    # T_ij = ⟨v_i v_j σ(a_i)σ(a_j)⟩ = A0 Ψ + B·∇Ψ + Q:∇∇Ψ (module docstring) and its shifts
+    # T(a, b) by a, b extra mean-derivatives in (a_i, a_j): rows of Ψ's stack times coefficients
+    coef_T = (mu1 * mu2 + K, mu1 * c2[0] + mu2 * c1[0], mu1 * c2[1] + mu2 * c1[1],
+              c1[0] * c2[0], c1[0] * c2[1] + c1[1] * c2[0], c1[1] * c2[1])
+    T = _combine(Dst, T_idx, coef_T)  # T(0,0), T(1,0), T(0,1), T(2,0), T(1,1), T(0,2)
+    f2 = T[0] @ om  # ⟨f²⟩_n, shape (N,)
+    # linear terms M_i = ⟨v_i σ(a_i)⟩ (B&B (60)); D1[p] = ∂^p_m ⟨σ(a_i)⟩
+    D1 = units[0]
     M = m_v * D1[0] + c_ii * D1[1]
     f1 = M.sum(axis=1)
     if not grad:
         return f1, f2, None
     value = 0.5 * float(np.sum(f2 - 2.0 * t * f1 + t * t))
-    # gradients of ½Σ_n(Σ_ij T_ij − 2t_n Σ_i M_i) with respect to the blocks of y's moments
-    half_om = 0.5 * om
-    gm_a = np.zeros((N, H))
-    G_aa = np.zeros((N, H, H))
-    G_av = np.zeros((N, H, H))  # [n, a-index, v-index]
-    np.add.at(gm_a, (slice(None), I), half_om * T(1, 0))
-    np.add.at(gm_a, (slice(None), J), half_om * T(0, 1))
-    g20, g11, g02 = 0.5 * T(2, 0), 0.5 * T(1, 1), 0.5 * T(0, 2)
-    np.add.at(G_aa, (slice(None), I, I), half_om * g20)
-    np.add.at(G_aa, (slice(None), J, J), half_om * g02)
-    np.add.at(G_aa, (slice(None), I, J), half_om * g11)
-    np.add.at(G_aa, (slice(None), J, I), half_om * g11)
-    d10, d01 = D[(1, 0)], D[(0, 1)]
-    d20, d11, d02 = D[(2, 0)], D[(1, 1)], D[(0, 2)]
-    g_mu1 = (mu2 * D[(0, 0)] + c2[0] * d10 + c2[1] * d01).sum(axis=0) * half_om
-    g_mu2 = (mu1 * D[(0, 0)] + c1[0] * d10 + c1[1] * d01).sum(axis=0) * half_om
-    g_K = D[(0, 0)].sum(axis=0) * half_om
-    # ∂T/∂c1 = μ2∇Ψ + ∇∇Ψ c2, ∂T/∂c2 = μ1∇Ψ + ∇∇Ψ c1; symmetric G takes half of each
-    g_c1a = 0.5 * half_om * (mu2 * d10 + d20 * c2[0] + d11 * c2[1])
-    g_c1b = 0.5 * half_om * (mu2 * d01 + d11 * c2[0] + d02 * c2[1])
-    g_c2a = 0.5 * half_om * (mu1 * d10 + d20 * c1[0] + d11 * c1[1])
-    g_c2b = 0.5 * half_om * (mu1 * d01 + d11 * c1[0] + d02 * c1[1])
-    np.add.at(G_av, (slice(None), I, I), g_c1a)
-    np.add.at(G_av, (slice(None), J, I), g_c1b)
-    np.add.at(G_av, (slice(None), I, J), g_c2a)
-    np.add.at(G_av, (slice(None), J, J), g_c2b)
-    gm_v = np.zeros(H)
-    np.add.at(gm_v, I, g_mu1)
-    np.add.at(gm_v, J, g_mu2)
-    G_vv = np.zeros((H, H))
-    np.add.at(G_vv, (I, J), 0.5 * g_K)
-    np.add.at(G_vv, (J, I), 0.5 * g_K)
+    # gradients of ½Σ_n(Σ_ij T_ij − 2t_n Σ_i M_i) with respect to the blocks of y's moments;
+    # the scatter matrices add each pair's share (times ½ω) into its entries
+    sc = _scatter(H)
+    gm_a = (T[1:3] @ sc["I;J"]).sum(axis=0)
+    G_aa = 0.5 * (T[3:6] @ sc["II;IJ+JI;JJ"]).sum(axis=0)  # (N, H²)
+    # ∂T/∂μ1 = μ2Ψ + c2·∇Ψ and ∂T/∂c1 = μ2∇Ψ + ∇∇Ψ c2 (U1), the same with 1 ↔ 2 (U2);
+    # the symmetric G takes half of each
+    U1 = _combine(Dst, U_idx, (mu2, *c2))
+    U2 = _combine(Dst, U_idx, (mu1, *c1))
+    G_av = 0.5 * ((U1[1:] @ sc["II;JI"]).sum(axis=0) + (U2[1:] @ sc["IJ;JJ"]).sum(axis=0))
+    gm_v = U1[0].sum(axis=0) @ sc["I"] + U2[0].sum(axis=0) @ sc["J"]
+    G_vv = (0.5 * Dst[row00].sum(axis=0) @ sc["IJ+JI"]).reshape(H, H)
     # −t_n Σ_i M_i (the ½ and the 2 cancel)
     tt = t[:, None]
     gm_v -= np.sum(tt * D1[0], axis=0)
     gm_a -= tt * (m_v * D1[1] + c_ii * D1[2])
-    idx = np.arange(H)
-    G_aa[:, idx, idx] -= tt * 0.5 * (m_v * D1[2] + c_ii * D1[3])
-    G_av[:, idx, idx] -= tt * 0.5 * D1[1]
+    G_aa[:, diag] -= tt * 0.5 * (m_v * D1[2] + c_ii * D1[3])
+    G_av[:, diag] -= tt * 0.5 * D1[1]
     # back to w = (u, v): d_mean = Σ P_nᵀ g_n, d_cov = Σ P_nᵀ G_n P_n
     k = H * d + H
     hd = H * d
@@ -485,8 +670,12 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     d_mean[:hd] = (gm_a.T @ X).ravel()
     d_mean[hd:] = gm_v
     d_cov = np.empty((k, k))
-    d_cov[:hd, :hd] = np.einsum("nij,nd,ne->idje", G_aa, X, X, optimize=True).reshape(hd, hd)
-    uv = np.einsum("nij,nd->idj", G_av, X, optimize=True).reshape(hd, H)
+    XX = (X[:, :, None] * X[:, None, :]).reshape(N, d * d)
+    uu = (G_aa.T @ XX).reshape(H, H, d, d).transpose(0, 2, 1, 3).reshape(hd, hd)
+    d_cov[:hd, :hd] = uu
+    d_cov[:hd, :hd] += uu.T
+    d_cov[:hd, :hd] *= 0.5  # symmetric to the last bit
+    uv = (X.T @ G_av).reshape(d, H, H).transpose(1, 0, 2).reshape(hd, H)
     d_cov[:hd, hd:] = uv
     d_cov[hd:, :hd] = uv.T
     d_cov[hd:, hd:] = G_vv
