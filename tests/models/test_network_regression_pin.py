@@ -7,7 +7,7 @@ derivatives at every node and projected with ``einsum``, is kept verbatim in
 ``tests/_network_reference.py`` (a regression pin; it equals, bit for bit, the formulation
 of 2026-11-24 that this file pinned before). The tests check the two agree to 1e-10 relative
 (each array's largest difference against its largest entry) on random problems, values and
-gradients, including near-degenerate and broad pairs; ``tests/test_network_bound_reference.py``
+gradients, including near-degenerate and broad pairs; ``tests/models/test_network_regression_pin_bound.py``
 does the same for the collapsed bound and its gradient over every covariance family.
 """
 
