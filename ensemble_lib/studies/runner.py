@@ -154,7 +154,8 @@ def run_splits(keys, fn, *, config: dict, partial, resume: bool = False, force: 
     FileExistsError
         ``partial`` holds finished jobs and neither ``resume`` nor ``force`` was given.
     Interrupted
-        On Ctrl-C, after printing what was kept and ``resume_command`` (exit status 130).
+        On Ctrl-C, after closing ``progress`` (if it has a ``close()``, as a progress bar does) and
+        printing what was kept and ``resume_command`` (exit status 130).
     """
     keys = list(keys)
     if not callable(fn):
@@ -207,6 +208,9 @@ def run_splits(keys, fn, *, config: dict, partial, resume: bool = False, force: 
                     report(progress, len(results), len(keys),
                            what=None if describe is None else describe(key, result, secs))
     except KeyboardInterrupt:
+        close = getattr(progress, "close", None)  # a progress bar ends before the message
+        if callable(close):
+            close()
         message = (f"\ninterrupted: {len(kept)} of {len(keys)} split(s) "
                    + (f"kept in {partial}" if partial is not None else "finished, none kept")
                    + (f"; resume with:\n    {resume_command}" if resume_command else ""))

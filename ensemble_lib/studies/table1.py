@@ -505,8 +505,11 @@ def main(argv=None) -> None:
                          n_splits=args.n_splits, n_restarts=args.n_restarts)
     outdir = Path(args.outdir) if args.outdir is not None else output_dir(config)
     outs = {name: outdir / TABLE_FILES[name] for name in args.datasets}
-    for name, out in outs.items():  # before any work: a stored table of another configuration stays
-        check_output(out, config.as_dict(), force=args.force)
+    try:  # before any work: a stored table of another configuration stays
+        for out in outs.values():
+            check_output(out, config.as_dict(), force=args.force)
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
     partial = partial_path(outdir / ("table1_" + "_".join(args.datasets)))
     t0 = time.perf_counter()
     bar = TqdmProgress("Table 1 splits")
