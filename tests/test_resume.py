@@ -13,6 +13,7 @@ the stored files.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
@@ -27,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from ensemble_lib.lessons import figures
+from ensemble_lib.studies import model_size as ms
 from ensemble_lib.studies import runner, store
 from ensemble_lib.studies import table1 as t1
 
@@ -190,3 +192,22 @@ def test_ray_is_refused_with_the_reason(tmp_path):
         runner.run_splits([0], float, config={}, partial=None, backend="dask")
     with pytest.raises(ValueError, match="backend"):
         runner.run_splits([0], float, config={}, partial=None, backend="threads")
+
+
+def test_the_other_study_commands_refuse_to_replace_another_configurations_result(tmp_path):
+    shutil.copy(store.FIGURES_DIR / ms.RESULT_FILE, tmp_path / ms.RESULT_FILE)
+    before = (tmp_path / ms.RESULT_FILE).read_bytes()
+    with pytest.raises(SystemExit, match="another configuration; pass --force"):
+        ms.main(["--run", "--n-splits", "1", "--outdir", str(tmp_path)])
+    assert (tmp_path / ms.RESULT_FILE).read_bytes() == before
+
+
+def test_the_command_line_progress_is_a_tqdm_bar_with_each_finished_split_above_it():
+    out = io.StringIO()
+    bar = store.TqdmProgress("splits", file=out)
+    bar(1, 4)  # a resumed run: one split kept
+    bar(2, 4, what="split 1: done")
+    bar(4, 4, what="split 3: done")
+    text = out.getvalue()
+    assert "split 1: done\n" in text and "split 3: done\n" in text
+    assert "4/4" in text and bar.bar is None  # closed at the end

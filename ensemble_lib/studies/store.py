@@ -29,6 +29,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
+from matplotlib.testing.compare import compare_images
+from PIL import Image  # matplotlib's own image library
 from tqdm import tqdm
 
 #: the repository's ``figures/`` folder: every figure and every stored study
@@ -233,10 +235,6 @@ def png_difference(made, stored) -> str | None:
     Moving a curve by 1e-8 changes a few antialiased pixels by one level (RMS about 0.002); one
     changed digit of a printed number moves the RMS by 0.3 or more.
     """
-    # matplotlib's image comparison (and Pillow under it) is needed only when bytes differ
-    from matplotlib.testing.compare import compare_images
-    from PIL import Image
-
     with Image.open(made) as a, Image.open(stored) as b:
         if a.size != b.size:
             return f"size {a.size} made, {b.size} stored"
