@@ -11,7 +11,8 @@
 #   make book     the static book of the learning path and every lesson, from the stored notebooks
 #                 (no re-execution), in build/book/html/ (open index.html; reading it needs no network).
 #                 REPOSITORY_URL=https://github.com/... adds Binder and Colab launch buttons
-#   make figures  regenerate every file in figures/
+#   make figures  regenerate every file in figures/: a file is replaced (atomically) only if it changed
+#                 beyond floating point (so another CPU leaves the tree clean; CI checks it)
 #   make student  student copies of the lessons in build/student/ (STUDENT_DIR=...): notebooks/ and
 #                 figures/; lessons in the exercise format go through otter assign (answer cells and
 #                 grader.check, no solutions) and get an autograder in autograder/; the others have

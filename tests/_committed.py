@@ -20,6 +20,9 @@ one machine to another, and nothing a reader could see as a different result:
   (``tests/project/test_committed.py`` checks both).
 * any other file must be equal byte for byte.
 
+The comparison lives in the library (``ensemble_lib.studies.store.floating_point_difference``):
+``make figures`` uses it to keep a stored file that its run changes only by floating point.
+
 Under ``make test-lowest`` (``ENSEMBLE_TEST_LOWEST=1``) the oldest declared matplotlib rasterises
 with its own byte-level differences, so there the writer runs twice and the two runs are compared
 with each other, byte for byte (determinism only).
@@ -27,70 +30,26 @@ with each other, byte for byte (determinism only).
 
 from __future__ import annotations
 
-import csv
 import os
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
+
+from ensemble_lib.studies.store import (PNG_RMS_TOL, SIGNIFICANT, csv_difference,  # noqa: F401
+                                        floating_point_difference, png_difference)
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"
 LOWEST = os.environ.get("ENSEMBLE_TEST_LOWEST") == "1"
-#: the largest RMS difference (0-255 levels) a regenerated PNG may have from the committed one
-PNG_RMS_TOL = 0.05
-#: the significant figures the committed CSVs are written with (``%.6g``)
-SIGNIFICANT = 6
-
-
-def _number(cell: str) -> Decimal | None:
-    try:
-        value = Decimal(cell)
-    except InvalidOperation:
-        return None
-    return value if value.is_finite() else None
-
-
-def csv_difference(made: Path, committed: Path) -> str | None:
-    """``None`` if the CSVs agree cell by cell (numbers to one unit in the 6th figure)."""
-    with open(made, newline="") as f:
-        a = list(csv.reader(f))
-    with open(committed, newline="") as f:
-        b = list(csv.reader(f))
-    if [len(r) for r in a] != [len(r) for r in b]:
-        return f"the table's shape changed: {len(a)} rows made, {len(b)} committed"
-    for i, (ra, rb) in enumerate(zip(a, b)):
-        for j, (x, y) in enumerate(zip(ra, rb)):
-            if x == y:
-                continue
-            nx, ny = _number(x), _number(y)
-            if nx is None or ny is None:
-                return f"row {i}, column {j}: {x!r} made, {y!r} committed"
-            # one unit in the 6th significant figure, the precision the CSVs are written with
-            # (``%.6g``, which drops trailing zeros, so the printed digits do not show it)
-            unit = Decimal(1).scaleb(ny.adjusted() - (SIGNIFICANT - 1)) if ny else Decimal(0)
-            if abs(nx - ny) > unit:
-                return f"row {i}, column {j}: {x} made, {y} committed (more than {unit} apart)"
-    return None
-
-
-def png_difference(made: Path, committed: Path) -> str | None:
-    """``None`` if the PNGs have one size and an RMS difference of at most :data:`PNG_RMS_TOL`."""
-    from matplotlib.testing.compare import compare_images
-    from PIL import Image
-
-    with Image.open(made) as a, Image.open(committed) as b:
-        if a.size != b.size:
-            return f"size {a.size} made, {b.size} committed"
-    return compare_images(str(committed), str(made), tol=PNG_RMS_TOL)
 
 
 def committed_difference(made: Path, committed: Path) -> str | None:
-    """``None`` if ``made`` is the committed file up to floating point (see the module's docstring)."""
-    if made.read_bytes() == committed.read_bytes():
-        return None
-    if made.suffix == ".csv":
-        return csv_difference(made, committed)
-    if made.suffix == ".png":
-        return png_difference(made, committed)
-    return "the bytes differ"
+    """``None`` if ``made`` is the committed file up to floating point (see the module's docstring).
+
+    The comparison is the library's (:func:`ensemble_lib.studies.store.floating_point_difference`,
+    which ``make figures`` uses to leave a stored file alone); a missing committed file raises
+    FileNotFoundError.
+    """
+    if not Path(committed).is_file():
+        raise FileNotFoundError(f"{committed} is not committed")
+    return floating_point_difference(made, committed)
 
 
 def assert_writes_the_committed_files(write, tmp_path: Path, names: list[str]) -> list[Path]:

@@ -44,7 +44,7 @@ from ..inference.hyperparameters import GammaHyperprior
 from ..models.network import add_bias
 from .network_demo import DEMO_DEFAULTS, demo_data
 from .splits import TableConfig, config_from_table, load_dataset, make_split, mean_se
-from .store import FIGURES_DIR, load_json, print_progress, save_json, study_parser, write_times
+from .store import FIGURES_DIR, TqdmProgress, load_json, save_json, study_parser, write_times
 
 #: file names (in figures/ or --outdir)
 REFERENCE_FILE = "hmc_reference_{dataset}.json"
@@ -320,7 +320,11 @@ def main(argv=None) -> list[Path]:
     written, wall = [], {}
     for name in args.datasets:
         wall[name] = []
-        result = run_reference(name, config, settings, print_progress, times=wall[name])
+        bar = TqdmProgress(f"HMC {name} splits")
+        try:
+            result = run_reference(name, config, settings, bar, times=wall[name])
+        finally:
+            bar.close()
         if args.quick:
             result["command"] += " --quick"
         if args.n_splits is not None:

@@ -60,7 +60,8 @@ from ..inference.network_fits import fit_ensemble, fit_evidence, laplace_error_b
 from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, add_bias, network_output
 from .splits import dataset_split, load_dataset, mean_se
-from .store import load_json, print_progress, save_json, study_parser, write_times
+from .runner import add_run_options, check_output
+from .store import TqdmProgress, load_json, save_json, study_parser, write_times
 
 #: where ``--run`` stores the study (relative to the repository root)
 RESULT_FILE = "model_size.json"
@@ -436,12 +437,21 @@ def main(argv=None) -> None:
     parser.add_argument("--datasets", nargs="*", default=list(DATASETS))
     parser.add_argument("--n-splits", type=int, default=ModelSizeConfig.n_splits)
     parser.add_argument("--hidden", type=int, nargs="*", default=list(ModelSizeConfig.hidden))
+    add_run_options(parser, resume=False, backend=False)
     args = parser.parse_args(argv)
     if not args.run:
         parser.error("nothing to do: pass --run")
     config = ModelSizeConfig(n_splits=args.n_splits, hidden=tuple(args.hidden))
+    try:  # a stored result of another configuration stays unless --force
+        check_output(Path(args.outdir) / RESULT_FILE, config.as_dict(), force=args.force)
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
     t0 = time.perf_counter()
-    result, seconds = run_study(args.datasets, config, n_jobs=args.jobs, progress=print_progress)
+    bar = TqdmProgress("model-size splits")
+    try:
+        result, seconds = run_study(args.datasets, config, n_jobs=args.jobs, progress=bar)
+    finally:
+        bar.close()
     wall = time.perf_counter() - t0
     path = save_json(result, Path(args.outdir) / RESULT_FILE)
     print(f"{path.name}: wall time {wall:.0f} s", flush=True)

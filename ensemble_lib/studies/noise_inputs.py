@@ -37,7 +37,8 @@ from ..inference.ard import linear_class_evidence
 from ..inference.hyperparameters import HyperparameterConvergenceWarning
 from ..models.linear import LinearGaussianPosterior
 from .splits import dataset_split
-from .store import print_progress, save_json, stored_file, study_parser
+from .runner import add_run_options, check_output
+from .store import TqdmProgress, save_json, stored_file, study_parser
 
 RESULT_FILE = "ard_noise_inputs.json"
 COMMAND = "python -m ensemble_lib.studies.noise_inputs --run"
@@ -159,11 +160,20 @@ def main(argv=None) -> None:
     """``python -m ensemble_lib.studies.noise_inputs --run``: recompute and store the table."""
     parser = study_parser("ARD with pure-noise inputs on Boston (lesson 6's slider)")
     parser.add_argument("--run", action="store_true", help="recompute and store the table")
+    add_run_options(parser, resume=False, backend=False)
     args = parser.parse_args(argv)
     if not args.run:
         parser.error("nothing to do: pass --run")
+    try:  # a stored result of another configuration stays unless --force
+        check_output(Path(args.outdir) / RESULT_FILE, NoiseInputsConfig().as_dict(), force=args.force)
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
+    bar = TqdmProgress("noise-input fits")
     with threadpool_limits(1):  # small matrices: BLAS threads only cost time
-        result = run_study(progress=print_progress)
+        try:
+            result = run_study(progress=bar)
+        finally:
+            bar.close()
     path = save_json(result, Path(args.outdir) / RESULT_FILE, indent=None, compact=True)
     print(f"{path.name} written", flush=True)
 

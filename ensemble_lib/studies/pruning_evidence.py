@@ -38,7 +38,8 @@ from ..inference.model_comparison import SubsetPosterior, deletion_evidence
 from ..inference.network_fits import fit_evidence
 from ..models.network import NetworkPosterior, network_output
 from .splits import dataset_split
-from .store import load_json, print_progress, save_json, study_parser
+from .runner import add_run_options, check_output
+from .store import TqdmProgress, load_json, save_json, study_parser
 
 RESULT_FILE = "pruning_evidence.json"
 COMMAND = "python -m ensemble_lib.studies.pruning_evidence --run"
@@ -162,10 +163,19 @@ def load_result(directory=None) -> dict:
 def main(argv=None) -> None:
     parser = study_parser("Pruning Boston networks by evidence and by OBD saliency", jobs=1)
     parser.add_argument("--run", action="store_true", help="recompute and store the study")
+    add_run_options(parser, resume=False, backend=False)
     args = parser.parse_args(argv)
     if not args.run:
         parser.error("nothing to do: pass --run")
-    result = run_study(n_jobs=args.jobs, progress=print_progress)
+    try:  # a stored result of another configuration stays unless --force
+        check_output(Path(args.outdir) / RESULT_FILE, PruningConfig().as_dict(), force=args.force)
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
+    bar = TqdmProgress("pruning splits")
+    try:
+        result = run_study(n_jobs=args.jobs, progress=bar)
+    finally:
+        bar.close()
     path = save_json(result, Path(args.outdir) / RESULT_FILE)
     print(f"{path.name} written", flush=True)
 

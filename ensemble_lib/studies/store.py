@@ -7,24 +7,40 @@
   and the temporary file removed;
 * :func:`stored_file`, :func:`load_json`, :func:`load_npz`: read a stored result back, with a
   FileNotFoundError that names the command making it;
-* :func:`study_parser`, :func:`print_progress`, :func:`write_times`: the command-line pieces every
-  study repeats (``--outdir``, ``--jobs``, ``--times``; progress on standard error; wall times kept
-  in a file of their own so that the stored results hold none).
+* :func:`study_parser`, :func:`print_progress`, :class:`TqdmProgress`, :func:`write_times`: the
+  command-line pieces every study repeats (``--outdir``, ``--jobs``, ``--times``; a progress bar
+  with the time left on standard error; wall times kept in a file of their own so that the stored
+  results hold none);
+* :func:`floating_point_difference`, :func:`replace_if_changed`: keep a stored figure whose
+  regenerated copy differs only by what floating point changes from one CPU to another (a CSV
+  number by one unit in its 6th significant figure, a PNG by an RMS of :data:`PNG_RMS_TOL` levels),
+  so ``make figures`` leaves the tree clean on any machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import sys
 import tempfile
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
+from matplotlib.testing.compare import compare_images
+from PIL import Image  # matplotlib's own image library
+from tqdm import tqdm
 
 #: the repository's ``figures/`` folder: every figure and every stored study
 FIGURES_DIR = Path(__file__).resolve().parents[2] / "figures"
+#: where a quick or partial study run writes by default (git-ignored ``build/``), never ``figures/``
+SCRATCH_DIR = Path(__file__).resolve().parents[2] / "build" / "studies"
+#: the largest RMS difference (0-255 levels) a regenerated PNG may have from the stored one
+PNG_RMS_TOL = 0.05
+#: the significant figures the stored CSVs are written with (``%.6g``)
+SIGNIFICANT = 6
 
 
 def write_atomically(path, write) -> Path:
@@ -106,22 +122,28 @@ def load_npz(path) -> dict:
         return {k: z[k] for k in z.files}
 
 
-def study_parser(description: str, *, outdir: bool = True, jobs: int | None | bool = False,
+def study_parser(description: str, *, outdir: bool | str = True, jobs: int | None | bool = False,
                  times: str | None = None) -> argparse.ArgumentParser:
     """An ``argparse`` parser with the options every study shares.
 
     Parameters
     ----------
     description : str
-    outdir : bool
-        Add ``--outdir`` (default :data:`FIGURES_DIR`).
+    outdir : bool or "scratch"
+        Add ``--outdir`` (default :data:`FIGURES_DIR`); ``"scratch"``: default None, the study
+        choosing ``figures/`` for its published configuration and :data:`SCRATCH_DIR` for a quick
+        or partial run.
     jobs : False, None or int
         Add ``--jobs`` unless False; its default (None: one worker process per core).
     times : str, optional
         Add ``--times FILE`` with this help text.
     """
     parser = argparse.ArgumentParser(description=description)
-    if outdir:
+    if outdir == "scratch":
+        parser.add_argument("--outdir", default=None,
+                            help="where to write (default: figures/ for the published configuration, "
+                                 "build/studies/ for a quick or partial run)")
+    elif outdir:
         parser.add_argument("--outdir", default=str(FIGURES_DIR))
     if jobs is not False:
         parser.add_argument("--jobs", type=int, default=jobs,
@@ -130,6 +152,34 @@ def study_parser(description: str, *, outdir: bool = True, jobs: int | None | bo
     if times is not None:
         parser.add_argument("--times", default=None, help=times)
     return parser
+
+
+class TqdmProgress:
+    """The studies' progress on the command line: a tqdm bar with the time left, on standard error.
+
+    A progress callback of the library's shape, ``progress(done, total, what=None)``: the bar is
+    made at the first call (starting at ``done``, so a resumed run's estimate counts only the work
+    done now), moves to ``done`` at each call, and prints each ``what`` above the bar. The
+    notebooks keep their widget (:class:`ensemble_lib.ui.progress.ProgressBar`).
+    """
+
+    def __init__(self, desc: str | None = None, file=None):
+        self.desc, self.file, self.bar = desc, file, None
+
+    def __call__(self, done: int, total: int, what: str | None = None) -> None:
+        if self.bar is None:
+            self.bar = tqdm(total=total, initial=done, desc=self.desc, unit="split", smoothing=0,
+                            file=self.file if self.file is not None else sys.stderr, dynamic_ncols=True)
+        if what:
+            self.bar.write(what, file=self.bar.fp)
+        self.bar.update(done - self.bar.n)
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def print_progress(done: int, total: int, what: str | None = None) -> None:
@@ -141,3 +191,85 @@ def print_progress(done: int, total: int, what: str | None = None) -> None:
 def write_times(obj: dict, path, sort_keys: bool = False) -> Path:
     """Write a command's wall times (kept apart from its results) as indented JSON."""
     return save_json(obj, path, indent=1, sort_keys=sort_keys)
+
+
+def _number(cell: str) -> Decimal | None:
+    try:
+        value = Decimal(cell)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def csv_difference(made, stored) -> str | None:
+    """``None`` if two CSVs agree cell by cell, numbers to one unit in their 6th significant figure.
+
+    The same numbers can differ in their last bits on another CPU (numpy picks its SIMD kernels for
+    the CPU it runs on; OpenBLAS splits sums by its thread count); a cell printed with ``%.6g`` that
+    sits on a rounding boundary can then flip by one unit in its last digit.
+    """
+    with open(made, newline="") as f:
+        a = list(csv.reader(f))
+    with open(stored, newline="") as f:
+        b = list(csv.reader(f))
+    if [len(r) for r in a] != [len(r) for r in b]:
+        return f"the table's shape changed: {len(a)} rows made, {len(b)} stored"
+    for i, (ra, rb) in enumerate(zip(a, b)):
+        for j, (x, y) in enumerate(zip(ra, rb)):
+            if x == y:
+                continue
+            nx, ny = _number(x), _number(y)
+            if nx is None or ny is None:
+                return f"row {i}, column {j}: {x!r} made, {y!r} stored"
+            # one unit in the 6th significant figure (``%.6g`` drops trailing zeros, so the printed
+            # digits do not show it)
+            unit = Decimal(1).scaleb(ny.adjusted() - (SIGNIFICANT - 1)) if ny else Decimal(0)
+            if abs(nx - ny) > unit:
+                return f"row {i}, column {j}: {x} made, {y} stored (more than {unit} apart)"
+    return None
+
+
+def png_difference(made, stored) -> str | None:
+    """``None`` if two PNGs have one size and an RMS difference of at most :data:`PNG_RMS_TOL` levels.
+
+    Moving a curve by 1e-8 changes a few antialiased pixels by one level (RMS about 0.002); one
+    changed digit of a printed number moves the RMS by 0.3 or more.
+    """
+    with Image.open(made) as a, Image.open(stored) as b:
+        if a.size != b.size:
+            return f"size {a.size} made, {b.size} stored"
+    return compare_images(str(stored), str(made), tol=PNG_RMS_TOL)
+
+
+def floating_point_difference(made, stored) -> str | None:
+    """``None`` if ``made`` is ``stored`` up to floating point, else what differs.
+
+    Equal bytes agree; a CSV by :func:`csv_difference`, a PNG by :func:`png_difference`; any other
+    file must be equal byte for byte.
+    """
+    made, stored = Path(made), Path(stored)
+    if not stored.is_file():
+        return "no stored file"
+    if made.read_bytes() == stored.read_bytes():
+        return None
+    if made.suffix == ".csv":
+        return csv_difference(made, stored)
+    if made.suffix == ".png":
+        return png_difference(made, stored)
+    return "the bytes differ"
+
+
+def replace_if_changed(made, stored) -> bool:
+    """Move ``made`` over ``stored`` (one ``os.replace``) unless they agree up to floating point.
+
+    Returns True if ``stored`` was replaced; otherwise ``made`` is removed and ``stored`` keeps its
+    bytes. Either way ``stored`` is at every moment the old file or the new one, never a mix.
+    """
+    made, stored = Path(made), Path(stored)
+    if floating_point_difference(made, stored) is None:
+        made.unlink()
+        return False
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(made, stored.stat().st_mode & 0o777 if stored.exists() else 0o644)
+    os.replace(made, stored)
+    return True

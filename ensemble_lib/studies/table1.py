@@ -27,23 +27,24 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import time
 from dataclasses import dataclass
+from functools import partial as partial_fn
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy.stats import spearmanr
 
 from ..core import validation as check
-from ..core.progress import report
 from ..inference.family_search import families, fit_families, laplace_starts
 from ..inference.network_fits import CollapsedBound, EnsembleFit, fit_evidence
 from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, network_output
 from .hmc_reference import load_reference
+from .runner import add_run_options, check_output, finish, partial_path, resume_command, run_splits
 from .splits import TableConfig, config_from_table, load_dataset, make_split, mean_se
-from .store import load_json, print_progress, save_json, study_parser, write_times
+from .store import FIGURES_DIR, SCRATCH_DIR, TqdmProgress, load_json, save_json, study_parser, write_times
 
 #: Barber & Bishop's Table 1 (test mean squared error, Boston, 128 training points)
 PAPER_TABLE1 = {"ensemble_s1": 0.22, "ensemble_diagonal": 0.28, "laplace_evidence": 0.33}
@@ -215,23 +216,27 @@ def _split_summary(res: dict) -> str:
     return f"split {res['index']}: test MSE {mse}"
 
 
-def _split_job(dataset: str, config: "TableConfig", index: int) -> tuple[dict, float]:
-    """One split (in a worker process): its result and its wall time (kept out of the result)."""
-    t0 = time.perf_counter()
+def _split_result(dataset: str, index: int, config: "TableConfig") -> dict:
+    """One split of one data set (in a worker process)."""
     data = load_dataset(dataset)
-    return run_split(data.X, data.y, config, index), time.perf_counter() - t0
+    return run_split(data.X, data.y, config, index)
 
 
 def run_tables(datasets=tuple(TABLE_FILES), config: "TableConfig | None" = None, n_jobs: int | None = None,
-               progress=None) -> tuple[dict, dict]:
+               progress=None, *, partial=None, resume: bool = False, force: bool = False,
+               backend: str = "loky", scheduler: str | None = None,
+               resume_command: str | None = None) -> tuple[dict, dict]:
     """:func:`run_split` for every split of every data set, in parallel processes (joblib).
 
     Returns ``(results, seconds)``: data set → the JSON-ready table (see :func:`run_table`), and
     data set → the wall time of each split (timings are kept out of the table, so running the
     command twice gives identical JSON). ``n_jobs`` worker processes (default: one per core;
-    ``1`` runs in this process). joblib's ``parallel_config(backend="dask")`` sends the splits to a
-    Dask cluster instead, for studies with hundreds of splits. ``progress(done, total, what)``
-    is called as each split finishes (in any order); the results are ordered by split.
+    ``1`` runs in this process). ``progress(done, total, what)`` is called as each split finishes
+    (in any order); the results are ordered by split.
+
+    The splits run through :func:`~ensemble_lib.studies.runner.run_splits`: with ``partial`` (a
+    file) each finished split is kept there at once and ``resume`` continues from it;
+    ``backend="dask"`` with ``scheduler`` sends the splits to an existing Dask cluster.
     """
     datasets = list(datasets)
     for name in datasets:
@@ -241,25 +246,19 @@ def run_tables(datasets=tuple(TABLE_FILES), config: "TableConfig | None" = None,
         raise ValueError(f"config must be a TableConfig, got {type(config).__name__}")
     n_jobs = (os.cpu_count() or 1) if n_jobs is None else check.integer("n_jobs", n_jobs, low=1, high=256)
     jobs = [(name, i) for name in datasets for i in range(config.n_splits)]
-    report(progress, 0, len(jobs))
-    done, found = 0, {}
     # loky worker processes limit their BLAS threads to cores / n_jobs, so splits do not compete
-    run = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    for (name, i), (res, secs) in run(delayed(_tagged)(name, config, i) for name, i in jobs):
-        found[(name, i)] = (res, secs)
-        done += 1
-        report(progress, done, len(jobs), what=f"{name} {_split_summary(res)}; {secs:.0f} s")
+    found, secs = run_splits(
+        jobs, partial_fn(_split_result, config=config),
+        config={"datasets": datasets, "table": config.as_dict()}, partial=partial, resume=resume,
+        force=force, n_jobs=n_jobs, backend=backend, scheduler=scheduler, progress=progress,
+        describe=lambda key, res, s: f"{key[0]} {_split_summary(res)}; {s:.0f} s",
+        resume_command=resume_command)
     results, seconds = {}, {}
     for name in datasets:
-        splits = [found[(name, i)][0] for i in range(config.n_splits)]
+        splits = [found[(name, i)] for i in range(config.n_splits)]
         results[name] = _table(name, config, splits)
-        seconds[name] = [round(found[(name, i)][1], 1) for i in range(config.n_splits)]
+        seconds[name] = [secs[(name, i)] for i in range(config.n_splits)]
     return results, seconds
-
-
-def _tagged(dataset, config, index):
-    """:func:`_split_job` with its job attached (joblib returns results as they finish)."""
-    return (dataset, index), _split_job(dataset, config, index)
 
 
 def _table(dataset: str, config: "TableConfig", splits: list[dict]) -> dict:
@@ -474,8 +473,9 @@ def verify_split(datasets, index: int, directory=None, rel: float = 1e-9) -> lis
 def main(argv=None) -> None:
     """``python -m ensemble_lib.studies.table1 --table``: recompute and store the tables."""
     parser = study_parser("Barber & Bishop's Table 1 (Boston) and the same study on the diabetes data",
-                          jobs=None, times="also write each split's wall time to this JSON file (the benchmark "
-                                           "report's study times; the tables themselves hold no timings)")
+                          jobs=None, outdir="scratch",
+                          times="also write each split's wall time to this JSON file (the benchmark "
+                                "report's study times; the tables themselves hold no timings)")
     parser.add_argument("--table", action="store_true", help="recompute and store the tables")
     parser.add_argument("--datasets", nargs="*", default=["boston", "diabetes"])
     parser.add_argument("--n-splits", type=int, default=TableConfig.n_splits)
@@ -490,9 +490,11 @@ def main(argv=None) -> None:
                         help="--verify-split's relative tolerance (default 1e-9: the same machine "
                              "re-derives the numbers; another CPU's floating point moves each "
                              "optimiser's end point, and can lead a search to another local optimum)")
+    add_run_options(parser)
     args = parser.parse_args(argv)
     if args.verify_split is not None:
-        bad = verify_split(args.datasets, args.verify_split, Path(args.outdir), rel=args.rel)
+        bad = verify_split(args.datasets, args.verify_split,
+                           FIGURES_DIR if args.outdir is None else Path(args.outdir), rel=args.rel)
         if bad:
             raise SystemExit("stored split differs:\n" + "\n".join(bad))
         print(f"split {args.verify_split} of {', '.join(args.datasets)}: every stored number re-derived")
@@ -501,22 +503,46 @@ def main(argv=None) -> None:
         parser.error("nothing to do: pass --table (or --verify-split I)")
     config = TableConfig(n_train=args.n_train, n_hidden=args.n_hidden, ranks=tuple(args.ranks),
                          n_splits=args.n_splits, n_restarts=args.n_restarts)
+    outdir = Path(args.outdir) if args.outdir is not None else output_dir(config)
+    outs = {name: outdir / TABLE_FILES[name] for name in args.datasets}
+    try:  # before any work: a stored table of another configuration stays
+        for out in outs.values():
+            check_output(out, config.as_dict(), force=args.force)
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
+    partial = partial_path(outdir / ("table1_" + "_".join(args.datasets)))
     t0 = time.perf_counter()
-    results, seconds = run_tables(args.datasets, config, n_jobs=args.jobs, progress=print_progress)
+    bar = TqdmProgress("Table 1 splits")
+    try:
+        results, seconds = run_tables(
+            args.datasets, config, n_jobs=args.jobs, progress=bar, partial=partial, resume=args.resume,
+            force=args.force, backend=args.backend, scheduler=args.scheduler,
+            resume_command=resume_command("ensemble_lib.studies.table1", sys.argv[1:] if argv is None else argv))
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
+    finally:
+        bar.close()
     wall = time.perf_counter() - t0
     hmc = stored_hmc()
     for name, result in results.items():
-        path = write_table(result, Path(args.outdir) / TABLE_FILES[name])
+        path = write_table(result, outs[name])
         try:
             text = format_table(result, hmc.get(name))
         except ValueError:  # a reference of another protocol: the table without HMC
             text = format_table(result)
-        print(f"{path.name}\n{text}", flush=True)
+        print(f"{path}\n{text}", flush=True)
+    finish(partial)
     print(f"wall time {wall:.0f} s for {sum(len(v) for v in seconds.values())} splits", flush=True)
     if args.times:
         write_times({"wall_seconds": round(wall, 1), "split_seconds": seconds,
                      "n_jobs": args.jobs or os.cpu_count(),
                      "config": config.as_dict(), "date": time.strftime("%Y-%m-%d")}, args.times)
+
+
+def output_dir(config: TableConfig) -> Path:
+    """Where ``--table`` writes without ``--outdir``: ``figures/`` for the published protocol
+    (:class:`TableConfig`'s defaults), ``build/studies/`` for a quick or partial run."""
+    return FIGURES_DIR if config == TableConfig() else SCRATCH_DIR
 
 
 if __name__ == "__main__":

@@ -1,0 +1,262 @@
+"""Run a study's splits so that every finished split is kept, on this machine or a Dask cluster.
+
+Every long study command (Table 1, the HMC reference, model size, pruning, …) is a set of
+independent jobs — one per split — whose results are put together at the end. :func:`run_splits`
+runs them and keeps each one as it finishes:
+
+* **kept at once**: after each finished job the partial-results file beside the output
+  (``<name>.partial.json``: the run's configuration and every finished job, each with its wall
+  time) is rewritten atomically (:func:`~ensemble_lib.studies.store.save_json`), so a crash or a
+  Ctrl-C loses at most the jobs still running;
+* **resumed exactly**: with ``resume=True`` the jobs stored there (for the same configuration) are
+  not run again. Every result, fresh or resumed, goes through the same JSON round trip before the
+  study puts them together, so a resumed run writes the very bytes an uninterrupted one does;
+* **interrupted cleanly**: Ctrl-C (SIGINT) prints how many jobs were kept, where, and the command
+  that resumes, and exits with status 130;
+* **scaled out**: ``backend="dask"`` with ``scheduler="tcp://host:8786"`` sends the jobs to an
+  existing Dask cluster through joblib's Dask backend (each job limited to one BLAS thread there,
+  as joblib's own worker processes are). Ray's joblib backend cannot hand results back as they
+  finish, which keeping each split needs, so ``backend="ray"`` is refused with a ValueError.
+
+:func:`check_output` is the other half of "never lose a stored result": it refuses to replace an
+existing stored file made with another configuration unless ``force`` is given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from joblib import Parallel, delayed, parallel_config
+from threadpoolctl import threadpool_limits
+
+from ..core import validation as check
+from ..core.progress import report
+from .store import save_json
+
+#: the backends :func:`run_splits` knows: joblib's own worker processes, or a Dask cluster
+BACKENDS = ("loky", "dask")
+#: the exit status of a run stopped by Ctrl-C (128 + SIGINT), as a shell reports it
+INTERRUPTED = 130
+
+
+class Interrupted(SystemExit):
+    """A study stopped by Ctrl-C after keeping its finished jobs (exit status 130)."""
+
+    def __init__(self, message: str):
+        super().__init__(INTERRUPTED)
+        self.message = message
+
+
+def partial_path(out) -> Path:
+    """The partial-results file kept beside output ``out``: ``<stem>.partial.json``."""
+    out = Path(out)
+    return out.with_name(out.stem + ".partial.json")
+
+
+def job_name(key) -> str:
+    """A job's key (a tuple such as ``("boston", 3)``, or one value) as it is stored: ``"boston/3"``."""
+    return "/".join(str(k) for k in (key if isinstance(key, tuple) else (key,)))
+
+
+def _round_trip(obj):
+    """``obj`` as it comes back from the partial file: fresh and resumed results must be equal."""
+    return json.loads(json.dumps(obj))
+
+
+def _timed(fn, key, one_blas_thread: bool):
+    """Run one job (in a worker): ``(key, result, wall seconds)``."""
+    t0 = time.perf_counter()
+    limits = threadpool_limits(limits=1) if one_blas_thread else contextlib.nullcontext()
+    with limits:
+        result = fn(*key) if isinstance(key, tuple) else fn(key)
+    return key, result, time.perf_counter() - t0
+
+
+def check_output(path, config: dict, *, force: bool = False, config_of=None) -> None:
+    """Refuse to replace a stored result made with another configuration, unless ``force``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file a run is about to write.
+    config : dict
+        The run's configuration, as the stored file records it.
+    force : bool
+        Replace the file whatever it holds.
+    config_of : callable, optional
+        ``config_of(stored) -> dict``, the configuration of a stored result (default: its
+        ``"config"`` entry). A file whose configuration equals ``config`` may be replaced: the run
+        re-derives it.
+
+    Raises
+    ------
+    FileExistsError
+        Naming the file and the option that replaces it.
+    """
+    path = Path(path)
+    check.flag("force", force)
+    if force or not path.is_file():
+        return
+    try:
+        stored = json.loads(path.read_text())
+        stored_config = config_of(stored) if config_of is not None else stored.get("config")
+    except (ValueError, AttributeError, KeyError, TypeError):
+        stored_config = None
+    if _round_trip(stored_config) != _round_trip(config):
+        raise FileExistsError(f"{path} holds a result of another configuration; pass --force to "
+                              "replace it, or --outdir to write elsewhere")
+
+
+def run_splits(keys, fn, *, config: dict, partial, resume: bool = False, force: bool = False,
+               n_jobs: int = 1, backend: str = "loky", scheduler: str | None = None, progress=None,
+               describe=None, resume_command: str | None = None) -> tuple[dict, dict]:
+    """Run ``fn(*key)`` for every key, keeping each finished result at once in ``partial``.
+
+    Parameters
+    ----------
+    keys : list
+        The jobs, each a tuple of ``fn``'s arguments (or one argument); stored as :func:`job_name`.
+    fn : callable
+        A module-level function (it is sent to worker processes) returning a JSON-ready result.
+    config : dict
+        The run's configuration; a partial file of another configuration is never resumed.
+    partial : str or Path or None
+        The partial-results file (:func:`partial_path` of the output); removed by the caller
+        (:func:`finish`) once the output is written. None: keep nothing (a library call).
+    resume : bool
+        Take the jobs already stored in ``partial`` instead of running them again.
+    force : bool
+        Start afresh even if ``partial`` holds finished jobs (they are dropped).
+    n_jobs : int
+        Worker processes (``1``: this process); ignored by ``backend="dask"`` (the cluster's workers).
+    backend : {"loky", "dask"}
+    scheduler : str, optional
+        The Dask scheduler's address (``backend="dask"``).
+    progress : callable, optional
+        ``progress(done, total, what=None)`` (the library's callback shape), as jobs finish.
+    describe : callable, optional
+        ``describe(key, result, seconds) -> str``, the ``what`` of each finished job.
+    resume_command : str, optional
+        The command that resumes, printed on Ctrl-C.
+
+    Returns
+    -------
+    (results, seconds) : (dict, dict)
+        Key → result (after a JSON round trip, whether fresh or resumed) and key → wall seconds.
+
+    Raises
+    ------
+    FileExistsError
+        ``partial`` holds finished jobs and neither ``resume`` nor ``force`` was given.
+    Interrupted
+        On Ctrl-C, after closing ``progress`` (if it has a ``close()``, as a progress bar does) and
+        printing what was kept and ``resume_command`` (exit status 130).
+    """
+    keys = list(keys)
+    if not callable(fn):
+        raise ValueError(f"fn must be a callable, got {type(fn).__name__}")
+    if not isinstance(config, dict):
+        raise ValueError(f"config must be a dict, got {type(config).__name__}")
+    if backend == "ray":
+        raise ValueError("backend 'ray' is not supported: Ray's joblib backend cannot return results as "
+                         "they finish, which keeping each finished split needs; use backend 'dask' "
+                         "(--backend dask --scheduler ADDRESS)")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+    if backend == "dask" and not scheduler:
+        raise ValueError("scheduler must be a Dask scheduler's address (tcp://host:port) with backend 'dask'")
+    n_jobs = check.integer("n_jobs", n_jobs, low=1, high=256)
+    check.flag("resume", resume)
+    check.flag("force", force)
+    partial = None if partial is None else Path(partial)
+    names = {job_name(k): k for k in keys}
+    config = _round_trip(config)
+
+    kept: dict = {}
+    if partial is not None and partial.is_file() and not force:
+        stored = json.loads(partial.read_text())
+        if not resume:
+            raise FileExistsError(f"{partial} holds {len(stored.get('jobs', {}))} finished split(s) of an "
+                                  "interrupted run: pass --resume to continue it, or --force to start afresh")
+        if stored.get("config") != config:
+            raise FileExistsError(f"{partial} was made with another configuration; pass --force to "
+                                  "start afresh")
+        kept = {n: v for n, v in stored["jobs"].items() if n in names}
+    results = {names[n]: v["result"] for n, v in kept.items()}
+    seconds = {names[n]: v["seconds"] for n, v in kept.items()}
+    todo = [k for k in keys if job_name(k) not in kept]
+
+    def keep():
+        if partial is not None:
+            save_json({"config": config, "jobs": kept}, partial)
+
+    report(progress, len(results), len(keys))
+    try:
+        if todo:
+            with _backend(backend, scheduler) as dask:
+                run = Parallel(n_jobs=-1 if dask else n_jobs, return_as="generator_unordered")
+                for key, result, secs in run(delayed(_timed)(fn, k, dask) for k in todo):
+                    result, secs = _round_trip(result), round(secs, 1)
+                    results[key], seconds[key] = result, secs
+                    kept[job_name(key)] = {"result": result, "seconds": secs}
+                    keep()
+                    report(progress, len(results), len(keys),
+                           what=None if describe is None else describe(key, result, secs))
+    except KeyboardInterrupt:
+        close = getattr(progress, "close", None)  # a progress bar ends before the message
+        if callable(close):
+            close()
+        message = (f"\ninterrupted: {len(kept)} of {len(keys)} split(s) "
+                   + (f"kept in {partial}" if partial is not None else "finished, none kept")
+                   + (f"; resume with:\n    {resume_command}" if resume_command else ""))
+        print(message, file=sys.stderr, flush=True)
+        raise Interrupted(message) from None
+    return results, seconds
+
+
+@contextlib.contextmanager
+def _backend(backend: str, scheduler: str | None):
+    """joblib's default backend, or its Dask backend on the cluster at ``scheduler`` (True inside)."""
+    if backend != "dask":
+        yield False
+        return
+    # distributed is needed only to scale out (the test extra installs it); loaded here, on first use
+    from distributed import Client
+
+    with Client(scheduler) as client, parallel_config(backend="dask", wait_for_workers_timeout=60):
+        del client
+        yield True
+
+
+def finish(partial) -> None:
+    """Remove the partial-results file once the output it was kept for has been written."""
+    Path(partial).unlink(missing_ok=True)
+
+
+def add_run_options(parser, *, resume: bool = True, backend: bool = True):
+    """Add the options every long study shares: ``--force``, ``--resume``, ``--backend``, ``--scheduler``."""
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing stored result of another configuration "
+                             "(and drop an interrupted run's kept splits)")
+    if resume:
+        parser.add_argument("--resume", action="store_true",
+                            help="continue an interrupted run from the splits it kept "
+                                 "(<output>.partial.json); the output is the uninterrupted run's, byte for byte")
+    if backend:
+        parser.add_argument("--backend", choices=[*BACKENDS, "ray"], default="loky",
+                            help="where the splits run: joblib's worker processes (loky, default) or an "
+                                 "existing Dask cluster (dask, with --scheduler); ray is refused")
+        parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                            help="the Dask scheduler's address, e.g. tcp://127.0.0.1:8786 (--backend dask)")
+    return parser
+
+
+def resume_command(module: str, argv) -> str:
+    """The command line that resumes ``python -m module argv``: the same arguments with ``--resume``."""
+    args = [a for a in argv if a not in ("--resume", "--force")]
+    return shlex.join(["python", "-m", module, *args, "--resume"])
