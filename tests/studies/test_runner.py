@@ -32,7 +32,7 @@ from ensemble_lib.studies import model_size as ms
 from ensemble_lib.studies import runner, store
 from ensemble_lib.studies import table1 as t1
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: three splits of the tiny table, in this process (each split takes a second or two)
 TINY = ["--table", "--datasets", "boston", "--n-splits", "3", "--n-train", "40", "--n-hidden", "1",
         "--ranks", "1", "--n-restarts", "2", "--jobs", "1"]
