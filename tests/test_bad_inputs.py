@@ -30,6 +30,7 @@ from ensemble_lib.core.progress import report
 from ensemble_lib.inference import (ard, family_search, function_prior, hmc, kl_fit, mixture, model_comparison, network_fits,
                                     pruning, svi)
 from ensemble_lib.inference.hyperparameters import GammaPosterior
+from ensemble_lib.models import classification
 from ensemble_lib.core.gaussian import ellipse_geometry
 from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
 from ensemble_lib.lessons import mixture as mixture_lesson
@@ -120,6 +121,17 @@ def mixture_fit_1():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return mixture.mixture_fit(toy(), ([1.0], [toy_fit().mean], [toy_fit().cov]))
+
+
+@lru_cache(maxsize=None)
+def logit_post():
+    data = E.classification_data(np.random.default_rng(0), n=8)
+    return E.LogisticPosterior(data.x, data.t, 1.0)
+
+
+@lru_cache(maxsize=None)
+def logit_fits():
+    return E.fit_classification(logit_post())
 
 
 MIX = mixture.MixtureParams(2, 2)
@@ -730,6 +742,54 @@ CASES = [
     C(lambda: svi.toy_grad_batch(lin(), np.zeros((1, 2))), r"post must be a ToyPosterior", id="svi-tgb-post", on="inference.svi.toy_grad_batch"),
     C(lambda: svi.toy_grad_batch(toy(), ["a", "b"]), r"w must be", id="svi-tgb-str", on="inference.svi.toy_grad_batch"),
     C(lambda: svi.toy_grad_batch(toy(), np.zeros((2, 3))), r"w must have shape \(S, 2\)", id="svi-tgb-shape", on="inference.svi.toy_grad_batch"),
+    # --- issue 31: the classification modules (models/classification.py, inference/classification_fits.py)
+    C(lambda: E.logistic("a"), r"a must be", id="logistic-str", on="models.classification.logistic"),
+    C(lambda: E.logistic([0.0, np.nan]), r"a must contain only finite", id="logistic-nan", on="models.classification.logistic"),
+    C(lambda: E.log_sigmoid(np.ma.masked_array([0.0, 1.0], [0, 1])), r"a must not have masked entries", id="logsig-masked", on="models.classification.log_sigmoid"),
+    C(lambda: E.log_sigmoid(np.inf), r"a must contain only finite", id="logsig-inf", on="models.classification.log_sigmoid"),
+    C(lambda: classification.normal_rule([0.0], [-1.0]), r"sd must be >= 0", id="nrule-sd", on="models.classification.normal_rule"),
+    C(lambda: classification.normal_rule([0.0, 1.0], [1.0]), r"mean and sd must have the same shape", id="nrule-shape", on="models.classification.normal_rule"),
+    C(lambda: classification.normal_rule([np.nan], [1.0]), r"mean must contain only finite", id="nrule-nan", on="models.classification.normal_rule"),
+    C(lambda: E.expected_log_sigmoid([0.0], [-1.0]), r"var must be >= 0", id="els-var", on="models.classification.expected_log_sigmoid"),
+    C(lambda: E.expected_log_sigmoid("a", [1.0]), r"mean must be", id="els-str", on="models.classification.expected_log_sigmoid"),
+    C(lambda: E.predictive_probability([0.0], [np.inf]), r"var", id="pp-var", on="models.classification.predictive_probability"),
+    C(lambda: E.moderated_output([np.nan], [1.0]), r"a_mp must be finite", id="mod-out", on="models.classification.moderated_output"),
+    C(lambda: E.classification_data(None), r"rng must be a numpy.random.Generator", id="cdata-rng", on="models.classification.classification_data"),
+    C(lambda: E.classification_data(np.random.default_rng(0), n=0), r"n must be an integer in \[1, 100000\]", id="cdata-n", on="models.classification.classification_data"),
+    C(lambda: E.classification_data(np.random.default_rng(0), w=(1.0, 2.0, 3.0)), r"w must have 2 entries", id="cdata-w", on="models.classification.classification_data"),
+    C(lambda: logit_post().posterior_grid.expectation([1.0, 2.0]), r"values must have shape", id="cgrid-exp", on="models.classification.ClassificationGrid.expectation"),
+    C(lambda: logit_post().posterior_grid.expectation("ab"), r"values must be", id="cgrid-exp-str", on="models.classification.ClassificationGrid.expectation"),
+    C(lambda: E.LogisticPosterior([[1.0, 2.0]], [0.5], 1.0), r"t must hold class labels 0 or 1", id="lp-t", on="models.classification.LogisticPosterior"),
+    C(lambda: E.LogisticPosterior([[1.0, np.nan]], [1.0], 1.0), r"x must contain only finite", id="lp-x", on="models.classification.LogisticPosterior"),
+    C(lambda: E.LogisticPosterior([[1.0, 2.0]], [1.0], 0.0), r"alpha must be a finite number > 0", id="lp-alpha", on="models.classification.LogisticPosterior"),
+    C(lambda: logit_post().bound(M2, NOT_PD), r"cov must be positive definite", id="lp-bound", on="models.classification.LogisticPosterior.bound"),
+    C(lambda: logit_post().bound_grad([np.nan, 0.0], C2), r"mean must be finite", id="lp-bound-grad", on="models.classification.LogisticPosterior.bound_grad"),
+    C(lambda: logit_post().expected_energy([0.0], C2), r"mean must have shape \(2,\)", id="lp-energy", on="models.classification.LogisticPosterior.expected_energy"),
+    C(lambda: logit_post().expected_log_likelihood(M2, np.eye(3)), r"mean must have shape \(2,\) and cov \(2, 2\)", id="lp-ell", on="models.classification.LogisticPosterior.expected_log_likelihood"),
+    C(lambda: logit_post().grad("ab"), r"w must be", id="lp-grad", on="models.classification.LogisticPosterior.grad"),
+    C(lambda: logit_post().grad([0.0, 1.0, 2.0]), r"w must have shape \(2,\)", id="lp-grad-shape", on="models.classification.LogisticPosterior.grad"),
+    C(lambda: logit_post().grid(n=2), r"n must be an integer in \[3, 2001\]", id="lp-grid", on="models.classification.LogisticPosterior.grid"),
+    C(lambda: logit_post().hessian([np.inf, 0.0]), r"w must contain only finite", id="lp-hess", on="models.classification.LogisticPosterior.hessian"),
+    C(lambda: logit_post().kl(M2, NOT_SYM), r"cov must be symmetric", id="lp-kl", on="models.classification.LogisticPosterior.kl"),
+    C(lambda: logit_post().log_likelihood([[np.nan, 0.0]]), r"w must contain only finite", id="lp-ll", on="models.classification.LogisticPosterior.log_likelihood"),
+    C(lambda: logit_post().log_likelihood_grad(np.zeros((2, 2))), r"w must have shape \(2,\)", id="lp-ll-grad", on="models.classification.LogisticPosterior.log_likelihood_grad"),
+    C(lambda: logit_post().log_likelihood_hessian(None), r"w must be", id="lp-ll-hess", on="models.classification.LogisticPosterior.log_likelihood_hessian"),
+    C(lambda: logit_post().log_unnorm([0.0, np.nan]), r"w must contain only finite", id="lp-logu", on="models.classification.LogisticPosterior.log_unnorm"),
+    C(lambda: logit_post().predictive([[1.0, 2.0, 3.0]]), r"x_new must be finite, of shape \(M, 2\)", id="lp-pred", on="models.classification.LogisticPosterior.predictive"),
+    C(lambda: logit_post().with_hyperparameters(alpha=1e300), r"alpha must be in \[1e-08, 1e\+08\]", id="lp-with", on="models.classification.LogisticPosterior.with_hyperparameters"),
+    C(lambda: E.log_softmax(1.0), r"a must have at least one axis", id="lsm-scalar", on="models.classification.log_softmax"),
+    C(lambda: E.log_softmax([[0.0, np.inf]]), r"a must contain only finite", id="lsm-inf", on="models.classification.log_softmax"),
+    C(lambda: E.softmax_log_likelihood(np.zeros((2, 2)), [[1.0, 0.0]], [[0.5, 0.5]]), r"T must be one-hot", id="smll-T", on="models.classification.softmax_log_likelihood"),
+    C(lambda: E.fit_classification(toy()), r"post must be a LogisticPosterior", id="fitc-post", on="inference.classification_fits.fit_classification"),
+    C(lambda: E.fit_classification(logit_post(), gtol=0.0), r"gtol must be a finite number > 0", id="fitc-gtol", on="inference.classification_fits.fit_classification"),
+    C(lambda: E.fit_classification(logit_post(), warm="x"), r"warm must be the ClassificationFits", id="fitc-warm", on="inference.classification_fits.fit_classification"),
+    C(lambda: E.gaussian_predictive(M2, NOT_PD, [[1.0, 0.0]]), r"cov must be positive definite", id="gpred-cov", on="inference.classification_fits.gaussian_predictive"),
+    C(lambda: E.gaussian_predictive("ab", C2, [[1.0, 0.0]]), r"mean must be", id="gpred-mean", on="inference.classification_fits.gaussian_predictive"),
+    C(lambda: E.gaussian_predictive(M2, C2, [[1.0, 0.0, 1.0]]), r"x must have shape \(M, 2\)", id="gpred-x", on="inference.classification_fits.gaussian_predictive"),
+    C(lambda: E.predictive_maps(logit_post(), logit_fits(), [0.0], [0.0, 1.0]), r"x1 must have at least 2", id="pmaps-x1", on="inference.classification_fits.predictive_maps"),
+    C(lambda: E.predictive_maps(logit_post(), None, [0.0, 1.0], [0.0, 1.0]), r"fits must be the ClassificationFits", id="pmaps-fits", on="inference.classification_fits.predictive_maps"),
+    C(lambda: E.predictive_maps(toy(), logit_fits(), [0.0, 1.0], [0.0, 1.0]), r"post must be a LogisticPosterior", id="pmaps-post", on="inference.classification_fits.predictive_maps"),
+    C(lambda: E.predictive_maps(logit_post(), logit_fits(), [0.0, 1.0], [0.0, 1.0], bias=1.0), r"bias must be given exactly when", id="pmaps-bias", on="inference.classification_fits.predictive_maps"),
 ]
 
 
