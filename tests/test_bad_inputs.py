@@ -35,7 +35,7 @@ from ensemble_lib.core.gaussian import ellipse_geometry
 from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
 from ensemble_lib.lessons import mixture as mixture_lesson
 from ensemble_lib.studies import datasets, table1
-from ensemble_lib.ui import plotting
+from ensemble_lib.ui import memo, plotting, progress, solution, voila
 
 # ---------------------------------------------------------------------------
 # small valid objects the bad calls start from (built once, on first use)
@@ -790,6 +790,31 @@ CASES = [
     C(lambda: E.predictive_maps(logit_post(), None, [0.0, 1.0], [0.0, 1.0]), r"fits must be the ClassificationFits", id="pmaps-fits", on="inference.classification_fits.predictive_maps"),
     C(lambda: E.predictive_maps(toy(), logit_fits(), [0.0, 1.0], [0.0, 1.0]), r"post must be a LogisticPosterior", id="pmaps-post", on="inference.classification_fits.predictive_maps"),
     C(lambda: E.predictive_maps(logit_post(), logit_fits(), [0.0, 1.0], [0.0, 1.0], bias=1.0), r"bias must be given exactly when", id="pmaps-bias", on="inference.classification_fits.predictive_maps"),
+    # --- issue 31: ui (not the panel modules)
+    C(lambda: memo.LRUMemo(-1), r"maxsize must be an integer >= 0", id="memo-size", on="ui.memo.LRUMemo"),
+    C(lambda: memo.LRUMemo(2).get("a", 3), r"compute must be callable", id="memo-get-compute", on="ui.memo.LRUMemo.get"),
+    C(lambda: memo.LRUMemo(2).get([1], lambda: 1), r"key must be hashable", id="memo-get-key", on="ui.memo.LRUMemo.get"),
+    C(lambda: memo.LRUMemo(2).find({}), r"key must be hashable", id="memo-find", on="ui.memo.LRUMemo.find"),
+    C(lambda: memo.LRUMemo(2).put([1], 1), r"key must be hashable", id="memo-put", on="ui.memo.LRUMemo.put"),
+    C(lambda: plotting.figure_png(None), r"fig must be a matplotlib Figure", id="plot-png-fig", on="ui.plotting.figure_png"),
+    C(lambda: plotting.figure_png(_ax().figure, dpi=-1), r"dpi must be an integer in \[10, 1200\]", id="plot-png-dpi", on="ui.plotting.figure_png"),
+    C(lambda: plotting.fast_png("fig"), r"fig must be a matplotlib Figure", id="plot-fastpng", on="ui.plotting.fast_png"),
+    C(lambda: plotting.fast_jpeg(_ax().figure, quality=500), r"quality must be an integer in \[1, 95\]", id="plot-jpeg-q", on="ui.plotting.fast_jpeg"),
+    C(lambda: plotting.save_figure(None, "x.png"), r"fig must be a matplotlib Figure", id="plot-save-fig", on="ui.plotting.save_figure"),
+    C(lambda: plotting.save_figure(_ax().figure, 3), r"path must be a non-empty str or pathlib.Path", id="plot-save-path", on="ui.plotting.save_figure"),
+    C(lambda: plotting.save_figure(_ax().figure, "no-such-folder/x.png"), r"path must be in an existing folder", id="plot-save-dir", on="ui.plotting.save_figure"),
+    C(lambda: plotting.nice_ceiling(np.nan), r"x must be a finite number > 0", id="plot-nice-ceil", on="ui.plotting.nice_ceiling"),
+    C(lambda: plotting.nice_range(1.0, np.inf), r"must be two finite numbers", id="plot-nice-range", on="ui.plotting.nice_range"),
+    C(lambda: plotting.nice_range(0.0, 1.0, steps=0), r"steps must be an integer in \[1, 20\]", id="plot-nice-steps", on="ui.plotting.nice_range"),
+    C(lambda: plotting.replace_artists(None, list), r"old must be a sequence", id="plot-replace-old", on="ui.plotting.replace_artists"),
+    C(lambda: plotting.replace_artists([], 3), r"make must be callable", id="plot-replace-make", on="ui.plotting.replace_artists"),
+    C(lambda: progress.ProgressBar(None, display=False), r"description must be a str", id="pbar-desc", on="ui.progress.ProgressBar"),
+    C(lambda: progress.ProgressBar("x", display="no"), r"display must be True or False", id="pbar-display", on="ui.progress.ProgressBar"),
+    C(lambda: solution.folded_html(3), r"text must be a str", id="sol-folded-text", on="ui.solution.folded_html"),
+    C(lambda: solution.folded_html("x", title=None), r"title must be a str", id="sol-folded-title", on="ui.solution.folded_html"),
+    C(lambda: solution.solution(3).__enter__(), r"title must be a str", id="sol-title", on="ui.solution.solution"),
+    C(lambda: voila.inline_image(None, "a.png"), r"root must be a str or pathlib.Path", id="voila-root", on="ui.voila.inline_image"),
+    C(lambda: voila.inline_image(".", 3), r"url must be a str", id="voila-url", on="ui.voila.inline_image"),
 ]
 
 

@@ -3,3 +3,6 @@
 
 Nothing here computes a number a lesson reports; it shows what the library computed.
 """
+
+
+__all__: list[str] = []
