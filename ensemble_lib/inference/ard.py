@@ -604,6 +604,13 @@ def fit_class_evidence(post, classes, rng: np.random.Generator, n_restarts: int 
     rng = check.generator("rng", rng)
     n_restarts = check.integer("n_restarts", n_restarts, low=1, high=100)
     alpha0 = check.positive("alpha0", alpha0)
+    # the arguments every restart shares are checked here: a bad one is the caller's error, named,
+    # not "all restarts failed"
+    classes = check_classes(classes, post.dim)
+    check.positive("beta0", beta0)
+    check.positive("tol", tol)
+    check.integer("max_iter", max_iter, low=1, high=100_000)
+    check.integer("symmetry_factor", symmetry_factor, low=1)
     runs, errors = [], []
     for _ in range(n_restarts):
         start = rng.normal(size=post.dim) / math.sqrt(alpha0)

@@ -144,9 +144,11 @@ def gaussian_predictive(mean, cov, x) -> np.ndarray:
     ``w·x ~ N(mean·x, xᵀ cov x)`` under Q, so each is the 1-D integral
     :func:`~ensemble_lib.models.classification.predictive_probability`.
     """
-    mean = np.asarray(mean, dtype=float)
-    cov = np.asarray(cov, dtype=float)
-    x = np.atleast_2d(check.real_array("x", x))
+    mean = check.finite_vector("mean", mean)
+    mean, cov = check.mean_cov(mean, cov, mean.size)
+    x = np.atleast_2d(check.finite_array("x", x))
+    if x.ndim != 2 or x.shape[1] != mean.size:
+        raise ValueError(f"x must have shape (M, {mean.size}) or ({mean.size},), got {x.shape}")
     return predictive_probability(x @ mean, np.maximum(np.einsum("mi,ij,mj->m", x, cov, x), 0.0))
 
 
@@ -164,6 +166,11 @@ def predictive_maps(post: LogisticPosterior, fits: ClassificationFits, x1, x2,
     exact : bool
         Also the exact predictive on the grid posterior (the slowest field; nan if False).
     """
+    if not isinstance(post, LogisticPosterior):
+        raise ValueError(f"post must be a LogisticPosterior, got {type(post).__name__}")
+    if not isinstance(fits, ClassificationFits) or fits.full.mean.shape != (post.dim,):
+        raise ValueError(f"fits must be the ClassificationFits of this posterior (fit_classification(post)), "
+                         f"got {type(fits).__name__}")
     x1 = check.finite_vector("x1", x1, min_len=2)
     x2 = check.finite_vector("x2", x2, min_len=2)
     want_bias = post.dim == 3
@@ -188,3 +195,7 @@ def predictive_maps(post: LogisticPosterior, fits: ClassificationFits, x1, x2,
         "exact": post.predictive(X) if check.flag("exact", exact) else np.full(X1.size, np.nan),
     }
     return PredictiveMaps(x1, x2, **{k: v.reshape(shape) for k, v in maps.items()})
+
+
+__all__ = ["CONTOUR_LEVELS", "ClassificationFits", "PredictiveMaps", "fit_classification", "gaussian_predictive",
+           "predictive_maps"]

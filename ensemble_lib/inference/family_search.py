@@ -49,6 +49,7 @@ class Family:
 
     def richness(self, k: int) -> int:
         """0 for diagonal, s for factor s, k for full: a poorer family embeds in a richer one."""
+        k = check.integer("k", k, low=1)
         return {"diagonal": 0, "full": k}.get(self.name, self.rank or 0)
 
 
@@ -72,7 +73,7 @@ def laplace_starts(mean, hessian, label: str = "laplace") -> list[tuple]:
     diagonal starts carry a fourth element, ``("diagonal",)``: the families they are for).
     """
     A = GaussianFactor(hessian, "hessian")
-    mean = np.asarray(mean, dtype=float)
+    mean = check.finite_array("mean", mean)
     cov = A.inverse()
     return [(f"{label}:A^-1", mean, cov),
             (f"{label}:1/A_ii", *laplace_diagonal_start(mean, A.matrix), ("diagonal",)),
@@ -103,6 +104,7 @@ class FamilySearch:
     settled: bool = True
 
     def bound(self, key: str) -> float:
+        check.choice("key", key, tuple(self.best))
         return float(self.best[key].bound)
 
 

@@ -53,8 +53,12 @@ def prior_output_sd(x, sd_in: float, sd_bias: float, sd_out_scaled: float) -> np
     sd_in = check.positive("sd_in", sd_in)
     sd_bias = check.positive("sd_bias", sd_bias)
     sd_out_scaled = check.positive("sd_out_scaled", sd_out_scaled)
-    s2 = x**2 * sd_in**2 + sd_bias**2
-    return sd_out_scaled * np.sqrt(2.0 / math.pi * np.arcsin(s2 / (1.0 + s2)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        s2 = x**2 * sd_in**2 + sd_bias**2
+        # s² beyond floating point (|x| σ_in ≳ 1e154): its limit s²/(1 + s²) = 1, not inf/inf = NaN
+        ratio = np.where(np.isinf(s2), 1.0, s2 / (1.0 + s2))
+    return check.finite_result(sd_out_scaled * np.sqrt(2.0 / math.pi * np.arcsin(ratio)),
+                               "x, sd_in, sd_bias, sd_out_scaled")
 
 
 __all__ = ["prior_output_sd"]

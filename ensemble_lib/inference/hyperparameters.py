@@ -130,6 +130,8 @@ class GammaPosterior:
 
     def expected_log_density(self, shape: float, scale: float) -> float:
         """⟨ln Gamma(x | shape, scale)⟩ under this distribution (a hyperprior's expected log density)."""
+        shape = check.positive("shape", shape)
+        scale = check.positive("scale", scale)
         return float(
             (shape - 1.0) * self.mean_log - self.mean / scale - shape * math.log(scale) - gammaln(shape)
         )

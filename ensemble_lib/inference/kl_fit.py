@@ -134,6 +134,14 @@ def kl_objective(post, fam: CovarianceFamily, theta) -> tuple[float, np.ndarray]
     2-parameter toy the same function is evaluated in closed form with less overhead
     (:func:`~ensemble_lib.inference.toy_objective.toy_kl_objective`).
     """
+    post = check.posterior("post", post)
+    if not isinstance(fam, CovarianceFamily) or fam.dim != post.dim:
+        raise ValueError(f"fam must be a CovarianceFamily of dimension {post.dim} "
+                         f"(CovarianceFamily.make(family, {post.dim})), got {fam!r}")
+    theta = check.real_array("theta", theta)
+    if theta.shape != (fam.n_params,):
+        raise ValueError(f"theta must have shape ({fam.n_params},) for the {fam.name} family "
+                         f"(k = {fam.dim}), got {theta.shape}")
     if toy_objective.applies(post, fam):
         return toy_objective.toy_kl_objective(post, fam, theta)
     with np.errstate(all="ignore"):

@@ -149,21 +149,31 @@ class MixtureParams:
 
     def __init__(self, K: int, dim: int):
         self.K = check.integer("K", K, low=1, high=K_MAX)
-        self.dim = dim
+        self.dim = dim = check.integer("dim", dim, low=1)
         self.fam = CovarianceFamily.make("full", dim)
         self.per = self.fam.n_params
         self.n_params = self.K - 1 + self.K * self.per
 
+    def _theta(self, theta) -> np.ndarray:
+        """``theta`` as a real array of shape (n_params,) (finiteness is the objective's business:
+        it returns inf for an iterate that gives no proper mixture)."""
+        theta = check.real_array("theta", theta)
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"theta must have shape ({self.n_params},) for K = {self.K} components "
+                             f"of dimension {self.dim}, got {theta.shape}")
+        return theta
+
     def components(self, theta) -> list[np.ndarray]:
+        theta = self._theta(theta)
         off = self.K - 1
         return [theta[off + i * self.per: off + (i + 1) * self.per] for i in range(self.K)]
 
     def weights(self, theta) -> np.ndarray:
-        a = np.concatenate([np.asarray(theta[: self.K - 1], float), [0.0]])
+        a = np.concatenate([self._theta(theta)[: self.K - 1], [0.0]])
         return np.exp(a - logsumexp(a))
 
     def unpack(self, theta):
-        theta = np.asarray(theta, dtype=float)
+        theta = self._theta(theta)
         pis = self.weights(theta)
         parts = [self.fam.unpack(t) for t in self.components(theta)]
         return pis, np.array([m for m, _ in parts]), np.array([c for _, c in parts])
@@ -172,12 +182,17 @@ class MixtureParams:
         return [self.fam.lower(t) for t in self.components(theta)]
 
     def pack(self, weights, means, covs) -> np.ndarray:
+        if check_mixture(weights, means, covs, dim=self.dim)[0].size != self.K:  # checked, used as given
+            raise ValueError(f"weights must have K = {self.K} entries, got {np.size(weights)}")
         weights = np.asarray(weights, float)
         logits = np.log(weights[:-1]) - np.log(weights[-1])
         return np.concatenate([logits] + [self.fam.pack(m, c) for m, c in zip(means, covs)])
 
     def chain_weights(self, pis, g_pi) -> np.ndarray:
         """∂f/∂a_k (k < K) from ∂f/∂π (softmax)."""
+        pis, g_pi = check.real_array("pis", pis), check.real_array("g_pi", g_pi)
+        if pis.shape != (self.K,) or g_pi.shape != (self.K,):
+            raise ValueError(f"pis and g_pi must have shape ({self.K},), got {pis.shape} and {g_pi.shape}")
         g = pis * (g_pi - pis @ g_pi)
         return g[: self.K - 1]
 
@@ -453,7 +468,11 @@ def mixture_objective(post, params: MixtureParams, theta, entropy: str = "quadra
     two-parameter posterior; the bound works for any (a network's).
     Returns ``(inf, 0)`` where θ gives no proper mixture (a line search then backs off).
     """
-    theta = np.asarray(theta, dtype=float)
+    post = check.posterior("post", post)
+    if not isinstance(params, MixtureParams) or params.dim != post.dim:
+        raise ValueError(f"params must be a MixtureParams of dimension {post.dim}, got {params!r}")
+    theta = params._theta(theta)
+    entropy = _check_entropy(entropy)
     K = params.K
     if params.dim != 2:
         return _objective_bound_any_dim(post, params, theta)
@@ -676,6 +695,8 @@ def _add(weights, means, covs, mean, cov):
 
 def embed(fit: MixtureFit):
     """The same Q with one more component: the heaviest split into two identical halves."""
+    if not isinstance(fit, MixtureFit):
+        raise ValueError(f"fit must be a MixtureFit, got {type(fit).__name__}")
     i = int(np.argmax(fit.weights))
     w = np.concatenate([fit.weights, [fit.weights[i] / 2]])
     w[i] /= 2
@@ -690,6 +711,11 @@ def starts_from(previous: MixtureFit, single: KLFit) -> list:
     itself, added with weight 1/(K + 1); and the heaviest component split in two
     along its long axis.
     """
+    if not isinstance(previous, MixtureFit):
+        raise ValueError(f"previous must be a MixtureFit, got {type(previous).__name__}")
+    if not isinstance(single, KLFit) or single.mean.shape != previous.means.shape[1:]:
+        raise ValueError(f"single must be a KLFit of the same posterior (a single-Gaussian fit), "
+                         f"got {type(single).__name__}")
     w, m, c = previous.weights, previous.means, previous.covs
     new = -single.mean if previous.K == 1 else single.mean
     i = int(np.argmax(w))

@@ -315,7 +315,7 @@ class SubsetPosterior(RegressionPosterior):
         self._alpha_vec = getattr(base, "alpha_vector", np.full(base.dim, base.alpha))[self.keep]
 
     def embed(self, w) -> np.ndarray:
-        w = np.asarray(w, dtype=float)
+        w = self._w(w)
         full = np.zeros(w.shape[:-1] + (self.base.dim,))
         full[..., self.keep] = w
         return full

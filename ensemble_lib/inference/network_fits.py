@@ -119,13 +119,22 @@ class CollapsedBound:
         """(ᾱ, β̄) of the optimal R, S for Q = N(mean, cov): B&B (37), (38) (ᾱ one per class)."""
         if expected_data_error is None:
             expected_data_error = self.post.expected_data_error(mean, cov).value
+        else:
+            mean, cov = check.mean_cov(mean, cov, self.dim)
+            expected_data_error = check.real("expected_data_error", expected_data_error)
+            if expected_data_error < 0.0:
+                raise ValueError(f"expected_data_error must be a finite number >= 0 (⟨E_D⟩ is a sum of "
+                                 f"squares), got {expected_data_error!r}")
+        return self._hyperparameters(mean, cov, expected_data_error)
+
+    def _hyperparameters(self, mean, cov, expected_data_error):
         W = self._W(mean, cov)
         return (self.r / (0.5 * W + 1.0 / self.prior.b),
                 self.u / (float(expected_data_error) + 1.0 / self.prior.d))
 
     def expected_energy(self, mean, cov) -> Expectation:
         ed = self.post.expected_data_error(mean, cov)
-        alpha, beta = self.hyperparameters(mean, cov, ed.value)
+        alpha, beta = self._hyperparameters(mean, cov, ed.value)
         W = self._W(mean, cov)
         value = (sum(r * math.log(0.5 * w + 1.0 / self.prior.b) for r, w in zip(np.ravel(self.r), np.ravel(W)))
                  + self.u * math.log(ed.value + 1.0 / self.prior.d))

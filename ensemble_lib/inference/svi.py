@@ -162,7 +162,14 @@ def toy_grad_batch(post: ToyPosterior, w) -> np.ndarray:
     With residuals ``r_n = vσ(u x_n) − t_n``: ``∂E_D/∂u = Σ r_n v σ'(u x_n) x_n``
     and ``∂E_D/∂v = Σ r_n σ(u x_n)`` (B&B (4) differentiated).
     """
-    w = np.asarray(w, dtype=float)
+    if not isinstance(post, ToyPosterior):
+        raise ValueError(f"post must be a ToyPosterior, got {type(post).__name__}")
+    return _toy_grad(post, _batch(w, 2))
+
+
+def _toy_grad(post, w):
+    """:func:`toy_grad_batch` on checked arguments (SVI's inner loop: an iterate that overflows
+    gives NaN here, and the loop stops with its own "SVI diverged" error)."""
     u, v = w[:, 0], w[:, 1]
     a = np.multiply.outer(u, post.x)
     s = sigma(a)
@@ -174,14 +181,36 @@ def toy_grad_batch(post: ToyPosterior, w) -> np.ndarray:
 
 def grad_log_unnorm_batch(post, w) -> np.ndarray:
     """∇ ln p̃ at each row of ``w`` (S, k): vectorised for the toy, else one ``post.grad`` per row."""
+    post = check.posterior("post", post)
     if isinstance(post, ToyPosterior):
         return toy_grad_batch(post, w)
-    return np.stack([post.grad(wi) for wi in np.asarray(w, dtype=float)])
+    return _grad_batch(post, _batch(w, post.dim))
+
+
+def _grad_batch(post, w):
+    if isinstance(post, ToyPosterior):
+        return _toy_grad(post, w)
+    return np.stack([post.grad(wi) for wi in w])
+
+
+def _batch(w, k: int) -> np.ndarray:
+    """A batch of weight vectors: a finite real array of shape (S, k), S >= 1."""
+    w = check.finite_array("w", w)
+    if w.ndim != 2 or w.shape[0] < 1 or w.shape[1] != k:
+        raise ValueError(f"w must have shape (S, {k}) with S >= 1, got {w.shape}")
+    return w
+
+
+def _family(fam) -> CovarianceFamily:
+    if not isinstance(fam, CovarianceFamily):
+        raise ValueError(f"fam must be a CovarianceFamily (CovarianceFamily.make(family, dim)), "
+                         f"got {type(fam).__name__}")
+    return fam
 
 
 def scale_matrix(fam: CovarianceFamily, theta) -> np.ndarray:
     """The factor L with C = L Lᵀ for the parameters ``theta`` of ``fam``: :meth:`CovarianceFamily.lower`."""
-    return fam.lower(theta)
+    return _family(fam).lower(theta)
 
 
 def reparam_gradient(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
@@ -201,9 +230,9 @@ def reparam_gradient(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
     eps = np.atleast_2d(check.finite_array("eps", eps))
     if eps.ndim != 2 or eps.shape[1] != k or eps.shape[0] < 1:
         raise ValueError(f"eps must have shape (S, {k}) with S >= 1, got {eps.shape}")
-    L = scale_matrix(fam, theta)
+    L = fam.lower(theta)
     w = theta[:k] + eps @ L.T
-    g_phi = -grad_log_unnorm_batch(post, w)  # ∇φ at each draw, (S, k)
+    g_phi = -_grad_batch(post, w)  # ∇φ at each draw, (S, k)
     S = eps.shape[0]
     g_mean = g_phi.sum(axis=0) / S
     g_L = g_phi.T @ eps / S  # ∂/∂L_ij of the MC average of φ(w̄ + Lε)
@@ -241,6 +270,8 @@ def step_sizes(step_size: float, schedule: str, n_iter: int, tau: float = 100.0,
 
 def default_start(post, fam: CovarianceFamily) -> tuple[np.ndarray, np.ndarray]:
     """The start :func:`~ensemble_lib.inference.kl_fit.kl_fit` also uses: the Laplace mode, variances 1/H_ii."""
+    post = check.posterior("post", post)
+    _family(fam)
     return laplace_fit(post, compute_kl=False).diagonal_start()
 
 
@@ -377,6 +408,14 @@ def svi_stream(
     except NotImplementedError:
         log_evidence = float("nan")
 
+    # the checks above run at the call (a generator's body would run only at the first next())
+    return _svi_steps(post, fam, rng, theta, rho, n_iter, n_samples, kl_every, yield_every, log_evidence,
+                      family, step_size, schedule, tau, kappa)
+
+
+def _svi_steps(post, fam, rng, theta, rho, n_iter, n_samples, kl_every, yield_every, log_evidence,
+               family, step_size, schedule, tau, kappa):
+    """The loop of :func:`svi_stream` (a generator), on arguments already checked."""
     records: list[tuple] = []
 
     def record(t, elapsed):

@@ -54,7 +54,13 @@ from .toy import PosteriorGrid
 
 def logistic(a):
     """``σ(a) = 1/(1 + e^{−a})``, the output of MacKay's neuron (MacKay (17)), without overflow."""
-    return expit(a)
+    return expit(_finite("a", a))
+
+
+def _finite(name, a):
+    """An array (or number) argument of the public functions: real, every entry finite."""
+    a = check.finite_array(name, a)
+    return a[()] if a.ndim == 0 else a
 
 
 def log_sigmoid(a):
@@ -62,7 +68,10 @@ def log_sigmoid(a):
 
     The log likelihood of one label under MacKay (17): ``ln P(t|x, w) = ln σ((2t − 1) w·x)``.
     """
-    a = np.asarray(a, dtype=float)
+    return _log_sigmoid(_finite("a", a))
+
+
+def _log_sigmoid(a):
     return np.minimum(a, 0.0) - np.log1p(np.exp(-np.abs(a)))
 
 
@@ -101,6 +110,15 @@ def normal_rule(mean, sd) -> tuple[np.ndarray, np.ndarray]:
         The same number M of nodes for every entry (panels clipped to |z| ≤ 9 have zero width
         and weight).
     """
+    mean, sd = _finite("mean", mean), _finite("sd", sd)
+    if np.shape(mean) != np.shape(sd):
+        raise ValueError(f"mean and sd must have the same shape, got {np.shape(mean)} and {np.shape(sd)}")
+    if np.any(sd < 0.0):
+        raise ValueError("sd must be >= 0 (standard deviations)")
+    return _normal_rule(mean, sd)
+
+
+def _normal_rule(mean, sd):
     mean = np.asarray(mean, dtype=float)
     sd = np.asarray(sd, dtype=float)
     mean, sd = np.broadcast_arrays(mean, sd)
@@ -139,7 +157,7 @@ def _gaussian_average(funcs, mean, sd) -> list[np.ndarray]:
         for o, f in zip(out, funcs):
             o[narrow] = f(a) @ p
     if not np.all(narrow):
-        a, p = normal_rule(mean[~narrow], sd[~narrow])
+        a, p = _normal_rule(mean[~narrow], sd[~narrow])
         for o, f in zip(out, funcs):
             o[~narrow] = np.sum(p * f(a), axis=-1)
     return out
@@ -166,8 +184,17 @@ def expected_log_sigmoid(mean, var) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     -------
     value, d_mean, d_var : ndarrays of the broadcast shape
     """
+    mean, var = _finite("mean", mean), _finite("var", var)
+    if np.shape(mean) != np.shape(var):
+        raise ValueError(f"mean and var must have the same shape, got {np.shape(mean)} and {np.shape(var)}")
+    if np.any(var < 0.0):
+        raise ValueError("var must be >= 0 (variances)")
+    return _expected_log_sigmoid(mean, var)
+
+
+def _expected_log_sigmoid(mean, var):
     sd = np.sqrt(np.maximum(np.asarray(var, dtype=float), 0.0))
-    value, d_mean, curv = _gaussian_average((log_sigmoid, lambda a: expit(-a), _sigmoid_curvature),
+    value, d_mean, curv = _gaussian_average((_log_sigmoid, lambda a: expit(-a), _sigmoid_curvature),
                                             mean, sd)
     return value, d_mean, -0.5 * curv
 
@@ -317,7 +344,11 @@ class ClassificationGrid:
 
     def expectation(self, values) -> float:
         """``Σ_g p_g f(w_g)`` for the values ``f(w_g)`` at :attr:`w`."""
-        return float(self.weights @ np.asarray(values, dtype=float))
+        values = check.finite_array("values", values)
+        if values.shape != self.weights.shape:
+            raise ValueError(f"values must have shape {self.weights.shape} (one per grid point w), "
+                             f"got {values.shape}")
+        return float(self.weights @ values)
 
 
 class LogisticPosterior:
@@ -376,12 +407,14 @@ class LogisticPosterior:
         if w.ndim == 0 or w.shape[-1] != self.dim or (single and w.ndim != 1):
             want = f"({self.dim},)" if single else f"(..., {self.dim})"
             raise ValueError(f"w must have shape {want}, got {w.shape}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("w must contain only finite values (no NaN or inf)")
         return w
 
     def log_likelihood(self, w) -> np.ndarray:
         """``ln P(D|w) = Σ_n ln σ(s_n w·x_n)`` (MacKay (17), G(w) of MacKay §2.3), over leading axes of w."""
         w = self._w(w)
-        return np.sum(log_sigmoid(w @ self._sx.T), axis=-1)
+        return np.sum(_log_sigmoid(w @ self._sx.T), axis=-1)
 
     def log_likelihood_grad(self, w) -> np.ndarray:
         """``∇ ln P(D|w) = Σ_n σ(−s_n w·x_n) s_n x_n`` at one w."""
@@ -402,7 +435,8 @@ class LogisticPosterior:
 
     def grad(self, w) -> np.ndarray:
         """Gradient of :meth:`log_unnorm` at one ``w``."""
-        return self.log_likelihood_grad(w) - self.alpha * np.asarray(w, dtype=float)
+        w = self._w(w, single=True)
+        return self.log_likelihood_grad(w) - self.alpha * w
 
     def hessian(self, w) -> np.ndarray:
         """Hessian of :meth:`log_unnorm` at one ``w`` (minus MacKay's A)."""
@@ -420,7 +454,7 @@ class LogisticPosterior:
         mean, cov = check.mean_cov_shapes(mean, cov, self.dim)
         mu = self._sx @ mean
         var = np.einsum("ni,ij,nj->n", self.x, cov, self.x)
-        value, d_mu, d_var = expected_log_sigmoid(mu, var)
+        value, d_mu, d_var = _expected_log_sigmoid(mu, var)
         d_mean = d_mu @ self._sx
         d_cov = (self.x * d_var[:, None]).T @ self.x
         return Expectation(float(value.sum()), d_mean, d_cov)
@@ -598,7 +632,9 @@ class LogisticPosterior:
 
 def log_softmax(a) -> np.ndarray:
     """``ln y_i = a_i − ln Σ_i' exp(a_i')`` over the last axis (MacKay (16)), stable for any finite a."""
-    a = np.asarray(a, dtype=float)
+    a = check.finite_array("a", a)
+    if a.ndim == 0:
+        raise ValueError("a must have at least one axis (the classes are its last axis), got a number")
     return a - logsumexp(a, axis=-1, keepdims=True)
 
 
@@ -636,7 +672,13 @@ def softmax_log_likelihood(W, x, T) -> tuple[float, np.ndarray]:
                          f"column per class), got {T.shape}")
     if not (np.all((T == 0.0) | (T == 1.0)) and np.all(T.sum(axis=1) == 1.0)):
         raise ValueError("T must be one-hot: each row a single 1 and zeros elsewhere")
-    log_y = log_softmax(x @ W)
+    log_y = x @ W
+    log_y = log_y - logsumexp(log_y, axis=-1, keepdims=True)
     value = float(np.sum(T * log_y))
     grad = x.T @ (T - np.exp(log_y))
     return value, grad
+
+
+__all__ = ["MACKAY_FIG5_W", "ClassificationData", "ClassificationGrid", "LogisticPosterior", "classification_data",
+           "expected_log_sigmoid", "log_sigmoid", "log_softmax", "logistic", "moderated_output", "normal_rule",
+           "predictive_probability", "softmax_log_likelihood"]

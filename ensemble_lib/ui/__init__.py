@@ -8,3 +8,6 @@ knows the lessons by name: the commands that gather every lesson (``make figures
 student``) live on the lessons floor (:mod:`ensemble_lib.lessons.figures`,
 :mod:`ensemble_lib.lessons.student_copies`).
 """
+
+
+__all__: list[str] = []

@@ -107,3 +107,6 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+__all__ = ["AUTOGRADERS", "grade_folder", "grade_one", "lesson_of", "main"]

@@ -20,6 +20,14 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 
+def _hashable(key) -> None:
+    try:
+        hash(key)
+    except TypeError:
+        raise ValueError(f"key must be hashable (e.g. a tuple of numbers and strings), "
+                         f"got {type(key).__name__}") from None
+
+
 class LRUMemo:
     """Values by key, at most ``maxsize`` of them; the least recently used goes first.
 
@@ -53,6 +61,9 @@ class LRUMemo:
 
         An exception from ``compute`` propagates and nothing is kept.
         """
+        _hashable(key)
+        if not callable(compute):
+            raise ValueError(f"compute must be callable (it makes the value), got {type(compute).__name__}")
         try:
             value = self._values[key]
         except KeyError:
@@ -67,6 +78,7 @@ class LRUMemo:
     def find(self, key: Hashable, default: Any = None) -> Any:
         """The value kept for ``key`` (made the most recently used), or ``default``: a look-up that
         never computes (e.g. a streaming step that shows a kept value at once, else fills in)."""
+        _hashable(key)
         try:
             value = self._values[key]
         except KeyError:
@@ -77,6 +89,7 @@ class LRUMemo:
 
     def put(self, key: Hashable, value: Any) -> Any:
         """Keep ``value`` for ``key`` (replacing any, as the most recently used); return it."""
+        _hashable(key)
         self._values[key] = value
         self._values.move_to_end(key)
         while len(self._values) > self.maxsize:
@@ -96,3 +109,6 @@ class LRUMemo:
     def clear(self) -> None:
         """Forget every value (the counts stay)."""
         self._values.clear()
+
+
+__all__ = ["LRUMemo"]

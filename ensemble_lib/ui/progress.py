@@ -36,6 +36,10 @@ class ProgressBar:
     """
 
     def __init__(self, description: str, display: bool = True):
+        if not isinstance(description, str):
+            raise ValueError(f"description must be a str, got {type(description).__name__}")
+        if not isinstance(display, bool):
+            raise ValueError(f"display must be True or False, got {display!r}")
         self.description = description
         self.bar = widgets.IntProgress(value=0, min=0, max=1, description=description,
                                        style={"description_width": "initial"})
@@ -69,3 +73,6 @@ class ProgressBar:
         bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = repr(self)  # stable text form: nbval compares it
         return bundle
+
+
+__all__ = ["ProgressBar"]

@@ -20,6 +20,9 @@ SUMMARY = "click to show"
 
 def folded_html(text: str, title: str = "Solution") -> str:
     """``text`` in a closed ``<details>`` block whose summary says ``title (click to show)``."""
+    for name, value in (("text", text), ("title", title)):
+        if not isinstance(value, str):
+            raise ValueError(f"{name} must be a str, got {type(value).__name__}")
     return (f"<details class='ensemble-solution'><summary>{html.escape(title)} ({SUMMARY})</summary>"
             f"<pre>{html.escape(text)}</pre></details>")
 
@@ -41,3 +44,6 @@ def solution(title: str = "Solution") -> Iterator[None]:
             yield
     finally:
         display(HTML(folded_html(buf.getvalue(), title)))
+
+
+__all__ = ["SUMMARY", "folded_html", "solution"]

@@ -276,3 +276,7 @@ def main(argv: list[str] | None = None, exercises: dict | None = None) -> None:
     written = write_student_copies(args.outdir, exercises)
     print(f"{len(written)} student notebooks (solutions removed) in {Path(args.outdir) / 'notebooks'}")
 
+
+__all__ = ["ASSIGNMENT_CONFIG", "FIGURES", "LESSON_ONLY", "NOTEBOOKS", "SOLUTION_TAG", "answer_stub",
+           "exercise_cells", "is_solution", "leaked_lines", "main", "otter_assign", "otter_source", "scrub",
+           "strip_lesson_only", "write_student_copies"]

@@ -33,6 +33,10 @@ def inline_image(root: str | Path, url: str) -> str | None:
     None for a remote, absolute or ``data:`` URL, a missing file, a file that
     is not an image, or a path leaving the suite (``root``'s parent).
     """
+    if not isinstance(root, (str, Path)):
+        raise ValueError(f"root must be a str or pathlib.Path (the served folder), got {type(root).__name__}")
+    if url is not None and not isinstance(url, str):
+        raise ValueError(f"url must be a str, got {type(url).__name__}")
     if not url or url.startswith(("http://", "https://", "data:", "/")) or ":" in url.split("/")[0]:
         return None
     root = Path(root).resolve()
@@ -54,3 +58,6 @@ class NotebookRelativeImages(VoilaMarkdownRenderer):
             return super().image(text, url, title)
         except Exception:  # noqa: BLE001 - a missing image must not stop the page rendering
             return super(VoilaMarkdownRenderer, self).image(text, url, title)
+
+
+__all__ = ["NotebookRelativeImages", "inline_image"]

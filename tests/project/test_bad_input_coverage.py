@@ -29,76 +29,44 @@ import sys
 import pytest
 
 
-#: sub-packages whose public callables need not have a case yet (issue 31: the next step)
-NOT_YET = ("studies", "ui", "lessons")
+#: sub-packages, or single modules (``"ui.panel"``), whose public callables need not have a case
+#: yet (issue 31: the next step). ui's panel modules are being rewritten for the browser suite.
+NOT_YET = ("studies", "lessons", "ui.panel", "ui.panel_canvas", "ui.panel_controls", "ui.panel_live",
+           "ui.panel_readout")
 
-#: public callables of the covered floors still without a case (issue 31: left at the end of the
-#: first pass, all in inference/); reported in the test output, to be emptied. A name here that
-#: has a case fails the test, so the list can only shrink.
+#: public callables of the covered floors still without a case (issue 31: inference/ was emptied in
+#: the second pass; these are ui's exercises, grading, student copies and Voilà renderer, left at the
+#: end of it); reported in the test output, to be emptied. A name here that has a case fails the
+#: test, so the list can only shrink.
 PENDING = frozenset({
-    "inference.ard.ClassPriorPosterior.data_error",
-    "inference.ard.ClassPriorPosterior.data_error_grad",
-    "inference.ard.ClassPriorPosterior.data_error_hessian",
-    "inference.ard.ClassPriorPosterior.expected_data_error",
-    "inference.ard.ClassPriorPosterior.expected_energy",
-    "inference.ard.ClassPriorPosterior.grad",
-    "inference.ard.ClassPriorPosterior.hessian",
-    "inference.ard.ClassPriorPosterior.log_unnorm",
-    "inference.ard.ClassPriorPosterior.with_hyperparameters",
-    "inference.ard.fit_class_ensemble",
-    "inference.ard.fit_class_evidence",
-    "inference.ard.linear_class_evidence",
-    "inference.family_search.Family.richness",
-    "inference.family_search.FamilySearch.bound",
-    "inference.family_search.laplace_starts",
-    "inference.function_prior.prior_output_sd",
-    "inference.hmc.HMCResult.outputs",
-    "inference.hmc.HMCResult.predictive",
-    "inference.hmc.SamplerSettings",
-    "inference.hmc.sample_linear",
-    "inference.hmc.sample_network",
-    "inference.hmc.sample_toy",
-    "inference.hyperparameters.GammaPosterior.expected_log_density",
-    "inference.kl_fit.kl_objective",
-    "inference.laplace.LaplaceFit",
-    "inference.mixture.MixtureParams.chain_weights",
-    "inference.mixture.MixtureParams.components",
-    "inference.mixture.MixtureParams.lowers",
-    "inference.mixture.MixtureParams.pack",
-    "inference.mixture.MixtureParams.unpack",
-    "inference.mixture.MixtureParams.weights",
-    "inference.mixture.check_mixture",
-    "inference.mixture.embed",
-    "inference.mixture.entropy_lower_bound",
-    "inference.mixture.iter_mixture_ladder",
-    "inference.mixture.mirror_overlap",
-    "inference.mixture.mixture_kl",
-    "inference.mixture.mixture_objective",
-    "inference.mixture.starts_from",
-    "inference.model_comparison.SubsetPosterior",
-    "inference.model_comparison.SubsetPosterior.data_error",
-    "inference.model_comparison.SubsetPosterior.data_error_grad",
-    "inference.model_comparison.SubsetPosterior.data_error_hessian",
-    "inference.model_comparison.SubsetPosterior.embed",
-    "inference.model_comparison.SubsetPosterior.expected_data_error",
-    "inference.model_comparison.SubsetPosterior.expected_energy",
-    "inference.model_comparison.SubsetPosterior.grad",
-    "inference.model_comparison.SubsetPosterior.hessian",
-    "inference.model_comparison.SubsetPosterior.log_unnorm",
-    "inference.model_comparison.distinct_optima",
-    "inference.model_comparison.hyperparameter_error_bars",
-    "inference.model_comparison.integrated_predictive",
-    "inference.model_comparison.mode_sensitivities",
-    "inference.network_fits.CollapsedBound.bound",
-    "inference.network_fits.CollapsedBound.expected_energy",
-    "inference.network_fits.CollapsedBound.hyperparameters",
-    "inference.network_fits.symmetry_factor",
-    "inference.svi.SVIHistory.settling",
-    "inference.svi.default_start",
-    "inference.svi.grad_log_unnorm_batch",
-    "inference.svi.scale_matrix",
-    "inference.svi.svi_stream",
-    "inference.svi.toy_grad_batch",
+    "ui.exercises.Exercise",
+    "ui.exercises.Exercise.run",
+    "ui.exercises.ExerciseSet",
+    "ui.exercises.ExerciseSet.check",
+    "ui.exercises.ExerciseSet.run",
+    "ui.exercises.ExerciseSet.verdict",
+    "ui.exercises.boolean",
+    "ui.exercises.close",
+    "ui.exercises.function",
+    "ui.exercises.function_values",
+    "ui.exercises.real",
+    "ui.exercises.whole_number",
+    "ui.grade.grade_folder",
+    "ui.grade.grade_one",
+    "ui.grade.lesson_of",
+    "ui.grade.main",
+    "ui.student_copies.answer_stub",
+    "ui.student_copies.exercise_cells",
+    "ui.student_copies.is_solution",
+    "ui.student_copies.leaked_lines",
+    "ui.student_copies.main",
+    "ui.student_copies.otter_assign",
+    "ui.student_copies.otter_source",
+    "ui.student_copies.scrub",
+    "ui.student_copies.strip_lesson_only",
+    "ui.student_copies.write_student_copies",
+    "ui.voila.NotebookRelativeImages",
+    "ui.voila.NotebookRelativeImages.image",
 })
 
 SUB_PACKAGES = ("core", "models", "inference", "studies", "ui", "lessons")
@@ -109,6 +77,12 @@ def _modules(sub: str):
     yield pkg
     for info in pkgutil.walk_packages(pkg.__path__, prefix=f"ensemble_lib.{sub}."):
         yield importlib.import_module(info.name)
+
+
+def _not_yet(module, not_yet) -> bool:
+    """``module`` is on ``not_yet``: its sub-package or the module itself is listed."""
+    name = module.__name__.removeprefix("ensemble_lib.")
+    return name in not_yet or name.split(".")[0] in not_yet
 
 
 def _takes_arguments(func, *, bound: bool) -> bool:
@@ -171,7 +145,8 @@ def missing_cases(targets: dict[str, str], subs=SUB_PACKAGES, not_yet=NOT_YET) -
             continue
         need = set()
         for module in _modules(sub):
-            need |= callables_needing_a_case(module)
+            if not _not_yet(module, not_yet):
+                need |= callables_needing_a_case(module)
         if need - covered:
             out[sub] = sorted(need - covered)
     return out
@@ -185,7 +160,7 @@ def _table_targets() -> dict[str, str]:
 
 def test_every_module_of_every_sub_package_declares_all():
     undeclared = [m.__name__ for sub in SUB_PACKAGES if sub not in NOT_YET for m in _modules(sub)
-                  if not hasattr(m, "__all__")]
+                  if not _not_yet(m, NOT_YET) and not hasattr(m, "__all__")]
     assert not undeclared, f"modules without __all__: {undeclared}"
 
 
@@ -214,7 +189,7 @@ def test_every_public_callable_has_a_bad_input_case(capsys):
     missing = {sub: [n for n in names if n not in PENDING] for sub, names in missing.items()}
     missing = {sub: names for sub, names in missing.items() if names}
     with capsys.disabled():
-        sys.stdout.write(f"\n[bad-input coverage] sub-packages not yet required (NOT_YET): {', '.join(NOT_YET)}; "
+        sys.stdout.write(f"\n[bad-input coverage] not yet required (NOT_YET): {', '.join(NOT_YET)}; "
                          f"callables pending a case (PENDING): {len(PENDING)}\n")
     assert not missing, "public callables without a case in tests/project/test_bad_inputs.py:\n" + "\n".join(
         f"  {sub}: {', '.join(names)}" for sub, names in missing.items())
@@ -236,6 +211,16 @@ def test_the_coverage_check_fails_when_a_public_function_without_a_case_is_added
         "models.toy.brand_new_public_function" in missing_cases(targets).get("models", [])
     with_case = {**targets, "new-case": "models.toy.brand_new_public_function"}
     assert "models.toy.brand_new_public_function" not in missing_cases(with_case).get("models", [])
+
+
+def test_a_module_on_not_yet_is_skipped_and_its_sub_package_still_checked():
+    """A module listed on NOT_YET needs no cases; the rest of its sub-package still does."""
+    from ensemble_lib.ui import memo
+
+    targets = {k: v for k, v in _table_targets().items() if not v.startswith("ui.memo.")}
+    assert "ui.memo.LRUMemo" in missing_cases(targets).get("ui", [])
+    assert "ui.memo.LRUMemo" not in missing_cases(targets, not_yet=(*NOT_YET, "ui.memo")).get("ui", [])
+    assert _not_yet(memo, ("ui.memo",)) and not _not_yet(memo, ("ui.plotting",))
 
 
 def test_the_coverage_check_sees_a_public_method_without_a_case(monkeypatch):

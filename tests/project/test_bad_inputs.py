@@ -27,12 +27,15 @@ import pytest
 import ensemble_lib as E
 from ensemble_lib.core import validation as check
 from ensemble_lib.core.progress import report
-from ensemble_lib.inference import family_search, mixture, pruning, svi
+from ensemble_lib.inference import (ard, family_search, function_prior, hmc, kl_fit, mixture, model_comparison, network_fits,
+                                    pruning, svi)
+from ensemble_lib.inference.hyperparameters import GammaPosterior
+from ensemble_lib.models import classification
 from ensemble_lib.core.gaussian import ellipse_geometry
 from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
 from ensemble_lib.lessons import mixture as mixture_lesson
 from ensemble_lib.studies import datasets, table1
-from ensemble_lib.ui import plotting
+from ensemble_lib.ui import memo, plotting, progress, solution, voila
 
 # ---------------------------------------------------------------------------
 # small valid objects the bad calls start from (built once, on first use)
@@ -88,6 +91,50 @@ def toy_fit():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return E.kl_fit(toy(), "diagonal")
+
+
+@lru_cache(maxsize=None)
+def class_post():
+    return E.ClassPriorPosterior(toy(), [[0], [1]], [1.0, 2.0])
+
+
+@lru_cache(maxsize=None)
+def subset_post():
+    return model_comparison.SubsetPosterior(lin(), [1])
+
+
+@lru_cache(maxsize=None)
+def collapsed():
+    return E.CollapsedBound(net(), BP)
+
+
+@lru_cache(maxsize=None)
+def hmc_result():  # a hand-made toy result: 2 chains of 4 draws
+    rng = np.random.default_rng(3)
+    return hmc.HMCResult(model="toy", chain_w=rng.standard_normal((2, 4, 2)), chain_alpha=np.ones((2, 4)),
+                         chain_beta=np.full((2, 4), 10.0), r_hat={}, ess={}, divergences=np.zeros(2, int),
+                         seconds=0.0, settings={})
+
+
+@lru_cache(maxsize=None)
+def mixture_fit_1():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return mixture.mixture_fit(toy(), ([1.0], [toy_fit().mean], [toy_fit().cov]))
+
+
+@lru_cache(maxsize=None)
+def logit_post():
+    data = E.classification_data(np.random.default_rng(0), n=8)
+    return E.LogisticPosterior(data.x, data.t, 1.0)
+
+
+@lru_cache(maxsize=None)
+def logit_fits():
+    return E.fit_classification(logit_post())
+
+
+MIX = mixture.MixtureParams(2, 2)
 
 
 FULL = E.CovarianceFamily.make("full", 2)
@@ -592,6 +639,182 @@ CASES = [
     C(lambda: E.MACKAY_FIG1.log_marginal_sigma(-1.0), r"sigma must be finite and > 0", id="mg-marg-sigma", on="models.mackay_gaussian.MacKayGaussian.log_marginal_sigma"),
     C(lambda: E.MACKAY_FIG1.log_posterior([np.inf], 1.0), r"mu must be finite", id="mg-logpost", on="models.mackay_gaussian.MacKayGaussian.log_posterior"),
     C(lambda: E.MACKAY_FIG1.q_log_density(None, 0.0, 1.0), r"it must be an EnsembleIterate", id="mg-qlog", on="models.mackay_gaussian.MacKayGaussian.q_log_density"),
+    # --- issue 31, second pass: the rest of inference/ (ARD classes, the family search, HMC, mixtures,
+    # subset posteriors, SVI's pieces)
+    C(lambda: class_post().data_error([np.nan, 0.0]), r"w must contain only finite", id="cpp-ed", on="inference.ard.ClassPriorPosterior.data_error"),
+    C(lambda: class_post().data_error_grad([0.0]), r"w must have last dimension 2", id="cpp-ed-grad", on="inference.ard.ClassPriorPosterior.data_error_grad"),
+    C(lambda: class_post().data_error_hessian("ab"), r"w must be", id="cpp-ed-hess", on="inference.ard.ClassPriorPosterior.data_error_hessian"),
+    C(lambda: class_post().expected_data_error(M2, [[1.0, 0.0], [0.0, np.inf]]), r"mean and cov must contain only finite", id="cpp-eed", on="inference.ard.ClassPriorPosterior.expected_data_error"),
+    C(lambda: class_post().expected_energy([0.0], C2), r"mean must have shape \(2,\)", id="cpp-energy", on="inference.ard.ClassPriorPosterior.expected_energy"),
+    C(lambda: class_post().grad([0.0, np.inf]), r"w must contain only finite", id="cpp-grad", on="inference.ard.ClassPriorPosterior.grad"),
+    C(lambda: class_post().hessian(np.zeros((3, 2))), r"w must have last dimension 2: shape \(2,\)", id="cpp-hess", on="inference.ard.ClassPriorPosterior.hessian"),
+    C(lambda: class_post().log_unnorm(np.ma.masked_array([0.0, 1.0], [0, 1])), r"w must not have masked entries", id="cpp-logu", on="inference.ard.ClassPriorPosterior.log_unnorm"),
+    C(lambda: class_post().with_hyperparameters(alpha=[1.0, -1.0]), r"alphas\[1\] must be a finite number > 0", id="cpp-with", on="inference.ard.ClassPriorPosterior.with_hyperparameters"),
+    C(lambda: E.fit_class_ensemble(net(), [[0]]), r"classes must cover every weight", id="fce-cover", on="inference.ard.fit_class_ensemble"),
+    C(lambda: E.fit_class_ensemble(net(), E.network_classes(2, 2), family="bogus"), r"family must be one of", id="fce-family", on="inference.ard.fit_class_ensemble"),
+    C(lambda: ard.fit_class_evidence(net(), E.network_classes(2, 2), None), r"rng must be a numpy.random.Generator", id="fcev-rng", on="inference.ard.fit_class_evidence"),
+    C(lambda: ard.fit_class_evidence(net(), [[0]], np.random.default_rng(0)), r"classes must cover every weight", id="fcev-cover", on="inference.ard.fit_class_evidence"),
+    C(lambda: E.linear_class_evidence(toy(), [[0], [1]]), r"post must be a linear model", id="lce-post", on="inference.ard.linear_class_evidence"),
+    C(lambda: E.linear_class_evidence(lin(), [[0], [1]], alpha0=[1.0, np.nan]), r"alpha0 must contain only finite", id="lce-alpha0", on="inference.ard.linear_class_evidence"),
+    C(lambda: family_search.Family("ensemble_full", "full").richness(0), r"k must be an integer >= 1", id="fam-richness", on="inference.family_search.Family.richness"),
+    C(lambda: family_search.Family("ensemble_full", "full").richness("2"), r"k must be an integer", id="fam-richness-str", on="inference.family_search.Family.richness"),
+    C(lambda: family_search.FamilySearch({}, {}, [], 0).bound("ensemble_full"), r"key must be one of", id="fsearch-bound", on="inference.family_search.FamilySearch.bound"),
+    C(lambda: family_search.laplace_starts("ab", C2), r"mean must be", id="lstarts-mean-str", on="inference.family_search.laplace_starts"),
+    C(lambda: family_search.laplace_starts([0.0, np.nan], C2), r"mean must contain only finite", id="lstarts-mean-nan", on="inference.family_search.laplace_starts"),
+    C(lambda: family_search.laplace_starts(M2, NOT_PD), r"hessian must be positive definite", id="lstarts-hess", on="inference.family_search.laplace_starts"),
+    C(lambda: family_search.laplace_starts([0.0], C2), r"mean must have shape \(k,\) and hessian \(k, k\)", id="lstarts-shape", on="inference.family_search.laplace_starts"),
+    C(lambda: function_prior.prior_output_sd([np.nan], 1.0, 1.0, 1.0), r"x must be finite", id="pos-x", on="inference.function_prior.prior_output_sd"),
+    C(lambda: function_prior.prior_output_sd([1.0], 0.0, 1.0, 1.0), r"sd_in must be a finite number > 0", id="pos-sd-in", on="inference.function_prior.prior_output_sd"),
+    C(lambda: function_prior.prior_output_sd("ab", 1.0, 1.0, 1.0), r"x must be", id="pos-x-str", on="inference.function_prior.prior_output_sd"),
+    C(lambda: hmc_result().outputs(toy().x, chain=2), r"chain must be an integer in \[0, 1\]", id="hmc-outputs-chain", on="inference.hmc.HMCResult.outputs"),
+    C(lambda: hmc_result().outputs([[1.0, np.nan]]), r"X must", id="hmc-outputs-X", on="inference.hmc.HMCResult.outputs"),
+    C(lambda: hmc_result().predictive(toy().x, chain=-1), r"chain must be an integer in \[0, 1\]", id="hmc-pred-chain", on="inference.hmc.HMCResult.predictive"),
+    C(lambda: hmc_result().predictive("ab"), r"X must be", id="hmc-pred-X", on="inference.hmc.HMCResult.predictive"),
+    C(lambda: hmc.SamplerSettings(num_warmup=0), r"num_warmup must be an integer >= 1", id="hmc-settings-warmup", on="inference.hmc.SamplerSettings"),
+    C(lambda: hmc.SamplerSettings(target_accept_prob=1.0), r"target_accept_prob must lie in \(0, 1\)", id="hmc-settings-p", on="inference.hmc.SamplerSettings"),
+    C(lambda: hmc.sample_toy(lin(), seed=0), r"post must be a ToyPosterior", id="hmc-toy-post", on="inference.hmc.sample_toy"),
+    C(lambda: hmc.sample_toy(toy(), seed=-1, num_samples=4, num_warmup=1), r"seed must be an integer in \[0, 4294967295\]", id="hmc-toy-seed", on="inference.hmc.sample_toy"),
+    C(lambda: hmc.sample_toy(toy(), seed=0, num_chains=0), r"num_chains must be an integer", id="hmc-toy-chains", on="inference.hmc.sample_toy"),
+    C(lambda: hmc.sample_linear(toy(), seed=0), r"post must be a LinearGaussianPosterior", id="hmc-lin-post", on="inference.hmc.sample_linear"),
+    C(lambda: hmc.sample_linear(lin(), seed="0"), r"seed must be an integer", id="hmc-lin-seed", on="inference.hmc.sample_linear"),
+    C(lambda: hmc.sample_network([1.0, 2.0], [1.0, 2.0], 1, seed=0), r"X must be a 2-D array", id="hmc-net-X", on="inference.hmc.sample_network"),
+    C(lambda: hmc.sample_network(*net_data(), 0, seed=0), r"n_hidden must be an integer", id="hmc-net-H", on="inference.hmc.sample_network"),
+    C(lambda: hmc.sample_network(*net_data(), 1, prior="x", seed=0), r"prior must be a GammaHyperprior", id="hmc-net-prior", on="inference.hmc.sample_network"),
+    C(lambda: GammaPosterior(2.0, 1.0).expected_log_density(-1.0, 1.0), r"shape must be a finite number > 0", id="gpost-shape", on="inference.hyperparameters.GammaPosterior.expected_log_density"),
+    C(lambda: GammaPosterior(2.0, 1.0).expected_log_density(1.0, "x"), r"scale must be a finite number > 0", id="gpost-scale", on="inference.hyperparameters.GammaPosterior.expected_log_density"),
+    C(lambda: kl_fit.kl_objective(toy(), FULL, np.zeros(3)), r"theta must have shape \(5,\)", id="klobj-theta", on="inference.kl_fit.kl_objective"),
+    C(lambda: kl_fit.kl_objective(toy(), "full", np.zeros(5)), r"fam must be a CovarianceFamily", id="klobj-fam", on="inference.kl_fit.kl_objective"),
+    C(lambda: kl_fit.kl_objective(None, FULL, np.zeros(5)), r"post must be a posterior", id="klobj-post", on="inference.kl_fit.kl_objective"),
+    C(lambda: kl_fit.kl_objective(net(), FULL, np.zeros(5)), r"fam must be a CovarianceFamily of dimension 6", id="klobj-dim", on="inference.kl_fit.kl_objective"),
+    C(lambda: E.LaplaceFit(M2, C2, NOT_PD, 0.0, 0.0, 0.0, 1), r"hessian must be positive definite", id="lfit-hess", on="inference.laplace.LaplaceFit"),
+    C(lambda: MIX.chain_weights([0.5, 0.5], [1.0]), r"g_pi must have shape \(2,\)", id="mixp-chain", on="inference.mixture.MixtureParams.chain_weights"),
+    C(lambda: MIX.components(np.zeros(3)), r"theta must have shape \(11,\)", id="mixp-components", on="inference.mixture.MixtureParams.components"),
+    C(lambda: MIX.lowers("ab"), r"theta must be", id="mixp-lowers", on="inference.mixture.MixtureParams.lowers"),
+    C(lambda: MIX.pack([0.5, 0.5], [M2], [C2]), r"means must", id="mixp-pack", on="inference.mixture.MixtureParams.pack"),
+    C(lambda: MIX.pack([0.7, 0.7], [M2, M2], [C2, C2]), r"weights must lie on the simplex", id="mixp-pack-w", on="inference.mixture.MixtureParams.pack"),
+    C(lambda: MIX.unpack(np.zeros(12)), r"theta must have shape \(11,\)", id="mixp-unpack", on="inference.mixture.MixtureParams.unpack"),
+    C(lambda: MIX.weights(None), r"theta must be", id="mixp-weights", on="inference.mixture.MixtureParams.weights"),
+    C(lambda: mixture.check_mixture([1.0], [M2], [NOT_SYM]), r"covs\[0\] must be symmetric", id="mix-check", on="inference.mixture.check_mixture"),
+    C(lambda: mixture.check_mixture([1.0], [M2], [C2], dim=3), r"means must", id="mix-check-dim", on="inference.mixture.check_mixture"),
+    C(lambda: mixture.embed(None), r"fit must be a MixtureFit", id="mix-embed", on="inference.mixture.embed"),
+    C(lambda: mixture.entropy_lower_bound([1.0], [[np.nan, 0.0]], [C2]), r"means must", id="mix-elb", on="inference.mixture.entropy_lower_bound"),
+    C(lambda: mixture.iter_mixture_ladder(toy(), K_max=9), r"K_max must be an integer in \[1, 8\]", id="mix-iter-kmax", on="inference.mixture.iter_mixture_ladder"),
+    C(lambda: mixture.mirror_overlap(M2, NOT_PD), r"cov must be positive definite", id="mix-mirror", on="inference.mixture.mirror_overlap"),
+    C(lambda: mixture.mirror_overlap("ab", C2), r"mean must be", id="mix-mirror-str", on="inference.mixture.mirror_overlap"),
+    C(lambda: mixture.mixture_kl(toy(), [1.0], [M2], [NOT_PD]), r"covs\[0\] must be positive definite", id="mix-kl", on="inference.mixture.mixture_kl"),
+    C(lambda: mixture.mixture_objective(toy(), MIX, np.zeros(3)), r"theta must have shape \(11,\)", id="mix-obj-theta", on="inference.mixture.mixture_objective"),
+    C(lambda: mixture.mixture_objective(toy(), "K=2", np.zeros(11)), r"params must be a MixtureParams", id="mix-obj-params", on="inference.mixture.mixture_objective"),
+    C(lambda: mixture.starts_from(None, toy_fit()), r"previous must be a MixtureFit", id="mix-starts-prev", on="inference.mixture.starts_from"),
+    C(lambda: mixture.starts_from(mixture_fit_1(), None), r"single must be a KLFit", id="mix-starts-single", on="inference.mixture.starts_from"),
+    C(lambda: model_comparison.SubsetPosterior(lin(), [2]), r"keep must be distinct integer indices in \[0, 1\]", id="sub-keep", on="inference.model_comparison.SubsetPosterior"),
+    C(lambda: model_comparison.SubsetPosterior(lin(), [0.5]), r"keep must be distinct integer", id="sub-keep-float", on="inference.model_comparison.SubsetPosterior"),
+    C(lambda: subset_post().data_error([np.nan]), r"w must contain only finite", id="sub-ed", on="inference.model_comparison.SubsetPosterior.data_error"),
+    C(lambda: subset_post().data_error_grad([0.0, 1.0]), r"w must have last dimension 1", id="sub-ed-grad", on="inference.model_comparison.SubsetPosterior.data_error_grad"),
+    C(lambda: subset_post().data_error_hessian("a"), r"w must be", id="sub-ed-hess", on="inference.model_comparison.SubsetPosterior.data_error_hessian"),
+    C(lambda: subset_post().embed([0.0, 1.0]), r"w must have last dimension 1", id="sub-embed", on="inference.model_comparison.SubsetPosterior.embed"),
+    C(lambda: subset_post().expected_data_error([0.0], [[np.inf]]), r"mean and cov must contain only finite", id="sub-eed", on="inference.model_comparison.SubsetPosterior.expected_data_error"),
+    C(lambda: subset_post().expected_energy([0.0, 1.0], C2), r"mean must have shape \(1,\)", id="sub-energy", on="inference.model_comparison.SubsetPosterior.expected_energy"),
+    C(lambda: subset_post().grad([np.inf]), r"w must contain only finite", id="sub-grad", on="inference.model_comparison.SubsetPosterior.grad"),
+    C(lambda: subset_post().hessian(np.zeros((2, 1))), r"w must have last dimension 1: shape \(1,\)", id="sub-hess", on="inference.model_comparison.SubsetPosterior.hessian"),
+    C(lambda: subset_post().log_unnorm([[0.0, 1.0]]), r"w must have last dimension 1", id="sub-logu", on="inference.model_comparison.SubsetPosterior.log_unnorm"),
+    C(lambda: model_comparison.distinct_optima([[0.0]], [0.0, 1.0]), r"means must have shape \(M, P\) with M = 2", id="distinct-shape", on="inference.model_comparison.distinct_optima"),
+    C(lambda: model_comparison.distinct_optima([[0.0], [1.0]], [0.0, 1.0], atol=0), r"atol must be a finite number > 0", id="distinct-atol", on="inference.model_comparison.distinct_optima"),
+    C(lambda: model_comparison.hyperparameter_error_bars(None, [[1.0, 0.0]]), r"run must be an evidence run", id="heb-run", on="inference.model_comparison.hyperparameter_error_bars"),
+    C(lambda: model_comparison.hyperparameter_error_bars(E.evidence_reestimation(lin()), [[1.0, np.nan]]), r"G must", id="heb-G", on="inference.model_comparison.hyperparameter_error_bars"),
+    C(lambda: model_comparison.integrated_predictive(toy(), [[1.0, 0.0]]), r"post must be a LinearGaussianPosterior", id="ip-post", on="inference.model_comparison.integrated_predictive"),
+    C(lambda: model_comparison.integrated_predictive(lin(), [[1.0, 0.0]], n_grid=2), r"n_grid must be an integer", id="ip-ngrid", on="inference.model_comparison.integrated_predictive"),
+    C(lambda: model_comparison.integrated_predictive(lin(), [1.0, 0.0, 2.0]), r"G must", id="ip-G", on="inference.model_comparison.integrated_predictive"),
+    C(lambda: model_comparison.mode_sensitivities(None), r"state must be an EvidenceState or ClassEvidenceState", id="modesens-state", on="inference.model_comparison.mode_sensitivities"),
+    C(lambda: collapsed().bound(W(), -NC()), r"cov must be positive definite", id="cb-bound", on="inference.network_fits.CollapsedBound.bound"),
+    C(lambda: collapsed().expected_energy(W()[:3], NC()), r"mean must have shape \(6,\)", id="cb-energy", on="inference.network_fits.CollapsedBound.expected_energy"),
+    C(lambda: collapsed().hyperparameters(W(), NC() * np.nan), r"mean and cov must contain only finite|cov must be finite", id="cb-hyper", on="inference.network_fits.CollapsedBound.hyperparameters"),
+    C(lambda: collapsed().hyperparameters(W(), NC(), expected_data_error=-1.0), r"expected_data_error must be a finite number >= 0|expected_data_error must", id="cb-hyper-ed", on="inference.network_fits.CollapsedBound.hyperparameters"),
+    C(lambda: network_fits.symmetry_factor(0), r"n_hidden must be an integer in \[1, 20\]", id="symfac", on="inference.network_fits.symmetry_factor"),
+    C(lambda: svi_history().settling(batches=1), r"batches must be an integer in \[2, 1000\]", id="svi-settling", on="inference.svi.SVIHistory.settling"),
+    C(lambda: svi.default_start(toy(), "full"), r"fam must be a CovarianceFamily", id="svi-default-fam", on="inference.svi.default_start"),
+    C(lambda: svi.default_start(None, FULL), r"post must be a posterior", id="svi-default-post", on="inference.svi.default_start"),
+    C(lambda: svi.grad_log_unnorm_batch(toy(), [[np.nan, 0.0]]), r"w must contain only finite", id="svi-glub-nan", on="inference.svi.grad_log_unnorm_batch"),
+    C(lambda: svi.grad_log_unnorm_batch(lin(), [0.0, 1.0, 2.0]), r"w must have shape \(S, 2\)", id="svi-glub-shape", on="inference.svi.grad_log_unnorm_batch"),
+    C(lambda: svi.scale_matrix(FULL, np.zeros(3)), r"theta must have shape \(5,\)", id="svi-scale-theta", on="inference.svi.scale_matrix"),
+    C(lambda: svi.scale_matrix("full", np.zeros(5)), r"fam must be a CovarianceFamily", id="svi-scale-fam", on="inference.svi.scale_matrix"),
+    C(lambda: svi.svi_stream(toy(), rng=None), r"rng must be a numpy.random.Generator", id="svi-stream-rng", on="inference.svi.svi_stream"),
+    C(lambda: svi.svi_stream(toy(), rng=np.random.default_rng(0), yield_every=0), r"yield_every must be an integer", id="svi-stream-every", on="inference.svi.svi_stream"),
+    C(lambda: svi.toy_grad_batch(lin(), np.zeros((1, 2))), r"post must be a ToyPosterior", id="svi-tgb-post", on="inference.svi.toy_grad_batch"),
+    C(lambda: svi.toy_grad_batch(toy(), ["a", "b"]), r"w must be", id="svi-tgb-str", on="inference.svi.toy_grad_batch"),
+    C(lambda: svi.toy_grad_batch(toy(), np.zeros((2, 3))), r"w must have shape \(S, 2\)", id="svi-tgb-shape", on="inference.svi.toy_grad_batch"),
+    # --- issue 31: the classification modules (models/classification.py, inference/classification_fits.py)
+    C(lambda: E.logistic("a"), r"a must be", id="logistic-str", on="models.classification.logistic"),
+    C(lambda: E.logistic([0.0, np.nan]), r"a must contain only finite", id="logistic-nan", on="models.classification.logistic"),
+    C(lambda: E.log_sigmoid(np.ma.masked_array([0.0, 1.0], [0, 1])), r"a must not have masked entries", id="logsig-masked", on="models.classification.log_sigmoid"),
+    C(lambda: E.log_sigmoid(np.inf), r"a must contain only finite", id="logsig-inf", on="models.classification.log_sigmoid"),
+    C(lambda: classification.normal_rule([0.0], [-1.0]), r"sd must be >= 0", id="nrule-sd", on="models.classification.normal_rule"),
+    C(lambda: classification.normal_rule([0.0, 1.0], [1.0]), r"mean and sd must have the same shape", id="nrule-shape", on="models.classification.normal_rule"),
+    C(lambda: classification.normal_rule([np.nan], [1.0]), r"mean must contain only finite", id="nrule-nan", on="models.classification.normal_rule"),
+    C(lambda: E.expected_log_sigmoid([0.0], [-1.0]), r"var must be >= 0", id="els-var", on="models.classification.expected_log_sigmoid"),
+    C(lambda: E.expected_log_sigmoid("a", [1.0]), r"mean must be", id="els-str", on="models.classification.expected_log_sigmoid"),
+    C(lambda: E.predictive_probability([0.0], [np.inf]), r"var", id="pp-var", on="models.classification.predictive_probability"),
+    C(lambda: E.moderated_output([np.nan], [1.0]), r"a_mp must be finite", id="mod-out", on="models.classification.moderated_output"),
+    C(lambda: E.classification_data(None), r"rng must be a numpy.random.Generator", id="cdata-rng", on="models.classification.classification_data"),
+    C(lambda: E.classification_data(np.random.default_rng(0), n=0), r"n must be an integer in \[1, 100000\]", id="cdata-n", on="models.classification.classification_data"),
+    C(lambda: E.classification_data(np.random.default_rng(0), w=(1.0, 2.0, 3.0)), r"w must have 2 entries", id="cdata-w", on="models.classification.classification_data"),
+    C(lambda: logit_post().posterior_grid.expectation([1.0, 2.0]), r"values must have shape", id="cgrid-exp", on="models.classification.ClassificationGrid.expectation"),
+    C(lambda: logit_post().posterior_grid.expectation("ab"), r"values must be", id="cgrid-exp-str", on="models.classification.ClassificationGrid.expectation"),
+    C(lambda: E.LogisticPosterior([[1.0, 2.0]], [0.5], 1.0), r"t must hold class labels 0 or 1", id="lp-t", on="models.classification.LogisticPosterior"),
+    C(lambda: E.LogisticPosterior([[1.0, np.nan]], [1.0], 1.0), r"x must contain only finite", id="lp-x", on="models.classification.LogisticPosterior"),
+    C(lambda: E.LogisticPosterior([[1.0, 2.0]], [1.0], 0.0), r"alpha must be a finite number > 0", id="lp-alpha", on="models.classification.LogisticPosterior"),
+    C(lambda: logit_post().bound(M2, NOT_PD), r"cov must be positive definite", id="lp-bound", on="models.classification.LogisticPosterior.bound"),
+    C(lambda: logit_post().bound_grad([np.nan, 0.0], C2), r"mean must be finite", id="lp-bound-grad", on="models.classification.LogisticPosterior.bound_grad"),
+    C(lambda: logit_post().expected_energy([0.0], C2), r"mean must have shape \(2,\)", id="lp-energy", on="models.classification.LogisticPosterior.expected_energy"),
+    C(lambda: logit_post().expected_log_likelihood(M2, np.eye(3)), r"mean must have shape \(2,\) and cov \(2, 2\)", id="lp-ell", on="models.classification.LogisticPosterior.expected_log_likelihood"),
+    C(lambda: logit_post().grad("ab"), r"w must be", id="lp-grad", on="models.classification.LogisticPosterior.grad"),
+    C(lambda: logit_post().grad([0.0, 1.0, 2.0]), r"w must have shape \(2,\)", id="lp-grad-shape", on="models.classification.LogisticPosterior.grad"),
+    C(lambda: logit_post().grid(n=2), r"n must be an integer in \[3, 2001\]", id="lp-grid", on="models.classification.LogisticPosterior.grid"),
+    C(lambda: logit_post().hessian([np.inf, 0.0]), r"w must contain only finite", id="lp-hess", on="models.classification.LogisticPosterior.hessian"),
+    C(lambda: logit_post().kl(M2, NOT_SYM), r"cov must be symmetric", id="lp-kl", on="models.classification.LogisticPosterior.kl"),
+    C(lambda: logit_post().log_likelihood([[np.nan, 0.0]]), r"w must contain only finite", id="lp-ll", on="models.classification.LogisticPosterior.log_likelihood"),
+    C(lambda: logit_post().log_likelihood_grad(np.zeros((2, 2))), r"w must have shape \(2,\)", id="lp-ll-grad", on="models.classification.LogisticPosterior.log_likelihood_grad"),
+    C(lambda: logit_post().log_likelihood_hessian(None), r"w must be", id="lp-ll-hess", on="models.classification.LogisticPosterior.log_likelihood_hessian"),
+    C(lambda: logit_post().log_unnorm([0.0, np.nan]), r"w must contain only finite", id="lp-logu", on="models.classification.LogisticPosterior.log_unnorm"),
+    C(lambda: logit_post().predictive([[1.0, 2.0, 3.0]]), r"x_new must be finite, of shape \(M, 2\)", id="lp-pred", on="models.classification.LogisticPosterior.predictive"),
+    C(lambda: logit_post().with_hyperparameters(alpha=1e300), r"alpha must be in \[1e-08, 1e\+08\]", id="lp-with", on="models.classification.LogisticPosterior.with_hyperparameters"),
+    C(lambda: E.log_softmax(1.0), r"a must have at least one axis", id="lsm-scalar", on="models.classification.log_softmax"),
+    C(lambda: E.log_softmax([[0.0, np.inf]]), r"a must contain only finite", id="lsm-inf", on="models.classification.log_softmax"),
+    C(lambda: E.softmax_log_likelihood(np.zeros((2, 2)), [[1.0, 0.0]], [[0.5, 0.5]]), r"T must be one-hot", id="smll-T", on="models.classification.softmax_log_likelihood"),
+    C(lambda: E.fit_classification(toy()), r"post must be a LogisticPosterior", id="fitc-post", on="inference.classification_fits.fit_classification"),
+    C(lambda: E.fit_classification(logit_post(), gtol=0.0), r"gtol must be a finite number > 0", id="fitc-gtol", on="inference.classification_fits.fit_classification"),
+    C(lambda: E.fit_classification(logit_post(), warm="x"), r"warm must be the ClassificationFits", id="fitc-warm", on="inference.classification_fits.fit_classification"),
+    C(lambda: E.gaussian_predictive(M2, NOT_PD, [[1.0, 0.0]]), r"cov must be positive definite", id="gpred-cov", on="inference.classification_fits.gaussian_predictive"),
+    C(lambda: E.gaussian_predictive("ab", C2, [[1.0, 0.0]]), r"mean must be", id="gpred-mean", on="inference.classification_fits.gaussian_predictive"),
+    C(lambda: E.gaussian_predictive(M2, C2, [[1.0, 0.0, 1.0]]), r"x must have shape \(M, 2\)", id="gpred-x", on="inference.classification_fits.gaussian_predictive"),
+    C(lambda: E.predictive_maps(logit_post(), logit_fits(), [0.0], [0.0, 1.0]), r"x1 must have at least 2", id="pmaps-x1", on="inference.classification_fits.predictive_maps"),
+    C(lambda: E.predictive_maps(logit_post(), None, [0.0, 1.0], [0.0, 1.0]), r"fits must be the ClassificationFits", id="pmaps-fits", on="inference.classification_fits.predictive_maps"),
+    C(lambda: E.predictive_maps(toy(), logit_fits(), [0.0, 1.0], [0.0, 1.0]), r"post must be a LogisticPosterior", id="pmaps-post", on="inference.classification_fits.predictive_maps"),
+    C(lambda: E.predictive_maps(logit_post(), logit_fits(), [0.0, 1.0], [0.0, 1.0], bias=1.0), r"bias must be given exactly when", id="pmaps-bias", on="inference.classification_fits.predictive_maps"),
+    # --- issue 31: ui (not the panel modules)
+    C(lambda: memo.LRUMemo(-1), r"maxsize must be an integer >= 0", id="memo-size", on="ui.memo.LRUMemo"),
+    C(lambda: memo.LRUMemo(2).get("a", 3), r"compute must be callable", id="memo-get-compute", on="ui.memo.LRUMemo.get"),
+    C(lambda: memo.LRUMemo(2).get([1], lambda: 1), r"key must be hashable", id="memo-get-key", on="ui.memo.LRUMemo.get"),
+    C(lambda: memo.LRUMemo(2).find({}), r"key must be hashable", id="memo-find", on="ui.memo.LRUMemo.find"),
+    C(lambda: memo.LRUMemo(2).put([1], 1), r"key must be hashable", id="memo-put", on="ui.memo.LRUMemo.put"),
+    C(lambda: plotting.figure_png(None), r"fig must be a matplotlib Figure", id="plot-png-fig", on="ui.plotting.figure_png"),
+    C(lambda: plotting.figure_png(_ax().figure, dpi=-1), r"dpi must be an integer in \[10, 1200\]", id="plot-png-dpi", on="ui.plotting.figure_png"),
+    C(lambda: plotting.fast_png("fig"), r"fig must be a matplotlib Figure", id="plot-fastpng", on="ui.plotting.fast_png"),
+    C(lambda: plotting.fast_jpeg(_ax().figure, quality=500), r"quality must be an integer in \[1, 95\]", id="plot-jpeg-q", on="ui.plotting.fast_jpeg"),
+    C(lambda: plotting.save_figure(None, "x.png"), r"fig must be a matplotlib Figure", id="plot-save-fig", on="ui.plotting.save_figure"),
+    C(lambda: plotting.save_figure(_ax().figure, 3), r"path must be a non-empty str or pathlib.Path", id="plot-save-path", on="ui.plotting.save_figure"),
+    C(lambda: plotting.save_figure(_ax().figure, "no-such-folder/x.png"), r"path must be in an existing folder", id="plot-save-dir", on="ui.plotting.save_figure"),
+    C(lambda: plotting.nice_ceiling(np.nan), r"x must be a finite number > 0", id="plot-nice-ceil", on="ui.plotting.nice_ceiling"),
+    C(lambda: plotting.nice_range(1.0, np.inf), r"must be two finite numbers", id="plot-nice-range", on="ui.plotting.nice_range"),
+    C(lambda: plotting.nice_range(0.0, 1.0, steps=0), r"steps must be an integer in \[1, 20\]", id="plot-nice-steps", on="ui.plotting.nice_range"),
+    C(lambda: plotting.replace_artists(None, list), r"old must be a sequence", id="plot-replace-old", on="ui.plotting.replace_artists"),
+    C(lambda: plotting.replace_artists([], 3), r"make must be callable", id="plot-replace-make", on="ui.plotting.replace_artists"),
+    C(lambda: progress.ProgressBar(None, display=False), r"description must be a str", id="pbar-desc", on="ui.progress.ProgressBar"),
+    C(lambda: progress.ProgressBar("x", display="no"), r"display must be True or False", id="pbar-display", on="ui.progress.ProgressBar"),
+    C(lambda: solution.folded_html(3), r"text must be a str", id="sol-folded-text", on="ui.solution.folded_html"),
+    C(lambda: solution.folded_html("x", title=None), r"title must be a str", id="sol-folded-title", on="ui.solution.folded_html"),
+    C(lambda: solution.solution(3).__enter__(), r"title must be a str", id="sol-title", on="ui.solution.solution"),
+    C(lambda: voila.inline_image(None, "a.png"), r"root must be a str or pathlib.Path", id="voila-root", on="ui.voila.inline_image"),
+    C(lambda: voila.inline_image(".", 3), r"url must be a str", id="voila-url", on="ui.voila.inline_image"),
 ]
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import ensemble_lib as E
 from ensemble_lib.core import gaussian as G
 from ensemble_lib.inference import mixture, model_comparison
-from ensemble_lib.models import mackay_gaussian, network, toy
+from ensemble_lib.models import classification, mackay_gaussian, network, toy
 
 
 @lru_cache(maxsize=None)
@@ -33,6 +33,12 @@ def _lin():
     rng = np.random.default_rng(0)
     Phi = rng.standard_normal((8, 2))
     return E.LinearGaussianPosterior(Phi, Phi @ [1.0, -0.5], 1.0, 10.0)
+
+
+@lru_cache(maxsize=None)
+def _logit():
+    data = E.classification_data(np.random.default_rng(0), n=8)
+    return E.LogisticPosterior(data.x, data.t, 1.0)
 
 
 @lru_cache(maxsize=None)
@@ -102,6 +108,30 @@ SPECS = {
                         {"weights": np.array([0.5, 0.5]), "means": np.array([M2, -M2])}),
     "deletion_evidence": (lambda mean, cov: E.deletion_evidence(mean, cov, 1.0, [0]),
                           {"mean": np.array([1.0, 2.0]), "cov": C2}),
+    # the classification modules (models/classification.py, inference/classification_fits.py)
+    "logistic": (lambda a: E.logistic(a), {"a": np.linspace(-2, 2, 5)}),
+    "log_sigmoid": (lambda a: E.log_sigmoid(a), {"a": np.linspace(-2, 2, 5)}),
+    "log_softmax": (lambda a: E.log_softmax(a), {"a": np.ones((2, 3))}),
+    "normal_rule": (lambda mean, sd: classification.normal_rule(mean, sd), {"mean": np.zeros(3), "sd": np.ones(3)}),
+    "expected_log_sigmoid": (lambda mean, var: E.expected_log_sigmoid(mean, var),
+                             {"mean": np.zeros(3), "var": np.ones(3)}),
+    "predictive_probability": (lambda mean, var: E.predictive_probability(mean, var),
+                               {"mean": np.zeros(3), "var": np.ones(3)}),
+    "moderated_output": (lambda a_mp, s2: E.moderated_output(a_mp, s2), {"a_mp": np.zeros(3), "s2": np.ones(3)}),
+    "classification_data": (lambda w: E.classification_data(np.random.default_rng(0), n=3, w=w),
+                            {"w": np.array([0.0, 2.0])}),
+    "LogisticPosterior": (lambda x, t: E.LogisticPosterior(x, t, 1.0), {"x": np.eye(2), "t": np.array([0.0, 1.0])}),
+    "LogisticPosterior.log_unnorm": (lambda w: _logit().log_unnorm(w), {"w": np.ones((3, 2))}),
+    "LogisticPosterior.grad": (lambda w: _logit().grad(w), {"w": M2}),
+    "LogisticPosterior.hessian": (lambda w: _logit().hessian(w), {"w": M2}),
+    "LogisticPosterior.bound": (lambda mean, cov: _logit().bound(mean, cov), {"mean": M2, "cov": C2}),
+    "LogisticPosterior.predictive": (lambda x_new: _logit().predictive(x_new), {"x_new": np.ones((2, 2))}),
+    "ClassificationGrid.expectation": (lambda values: _logit().posterior_grid.expectation(values),
+                                       {"values": np.ones(_logit.__wrapped__().posterior_grid.weights.size)}),
+    "softmax_log_likelihood": (lambda W, x: E.softmax_log_likelihood(W, x, np.eye(2)),
+                               {"W": np.ones((2, 2)), "x": np.eye(2)}),
+    "gaussian_predictive": (lambda mean, cov, x: E.gaussian_predictive(mean, cov, x),
+                            {"mean": M2, "cov": C2, "x": np.ones((3, 2))}),
     "committee": (lambda log_evidences: model_comparison.committee([[0.0], [1.0]], [[1.0], [1.0]], log_evidences),
                   {"log_evidences": np.array([0.0, -1.0])}),
 }
