@@ -37,7 +37,7 @@ from ..core.gaussian import gaussian_entropy
 from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real
 from ..ui.memo import LRUMemo
 from ..ui.panel import FigurePanel
-from ..ui.panel_readout import readout_table
+from ..ui.tables import CellTable as Table
 from ..ui.plotting import (new_figure, plot_gaussian_ellipses, plot_posterior_contours, save_figure,
                            update_gaussian_ellipses)
 
@@ -146,28 +146,6 @@ def format_ladder(comp: MixtureComparison) -> str:
         lines.append(f"{fq.K:>2} {fq.kl:>15.4f} {drop:>7} {fb.kl:>15.4f} {fb.kl_bound:>15.4f}")
         prev = fq.kl
     return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class Table:
-    """A small results table: HTML in a notebook (``_repr_html_``), fixed-width text elsewhere.
-
-    ``cells`` are already formatted strings (the text and the HTML show the same digits, so
-    nbval compares the text form).
-    """
-
-    header: tuple
-    rows: tuple
-
-    def __repr__(self) -> str:
-        cols = list(zip(self.header, *self.rows))
-        widths = [max(len(str(c)) for c in col) for col in cols]
-        line = lambda row: " ".join(f"{str(c):>{w}}" for c, w in zip(row, widths))  # noqa: E731
-        return "\n".join([line(self.header), "-" * len(line(self.header)), *map(line, self.rows)])
-
-    def _repr_html_(self) -> str:
-        return readout_table(self.rows, header=self.header).replace(
-            "<table>", "<table style='font-variant-numeric: tabular-nums; white-space: nowrap'>", 1)
 
 
 def ladder_table(comp: MixtureComparison) -> Table:

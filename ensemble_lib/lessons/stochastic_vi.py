@@ -34,12 +34,12 @@ from matplotlib.ticker import NullLocator
 
 from ..core import validation as check
 from ..inference.kl_fit import KLFit, kl_fit
+from ..ui.tables import CellTable as Table
 from ..ui.plotting import new_figure, save_figure
 from ..inference.svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit, svi_stream
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, real
 from ..ui.panel import FigurePanel
-from ..ui.panel_readout import readout_table
 from ..inference.svi import reparam_gradient, step_sizes
 from ..core.gaussian import CovarianceFamily
 
@@ -138,27 +138,6 @@ def first_within(h: SVIHistory, kl_opt: float, tol: float) -> tuple[int, float] 
     if hit.size == 0:
         return None
     return int(h.iterations[hit[0]]), float(h.time_s[hit[0]])
-
-
-@dataclass(frozen=True)
-class Table:
-    """A small results table: HTML in a notebook (``_repr_html_``), fixed-width text elsewhere.
-
-    ``rows`` hold already formatted strings, so the text and the HTML show the same digits.
-    """
-
-    header: tuple
-    rows: tuple
-
-    def __repr__(self) -> str:
-        cols = list(zip(self.header, *self.rows))
-        widths = [max(len(str(c)) for c in col) for col in cols]
-        line = lambda row: " ".join(f"{str(c):>{w}}" for c, w in zip(row, widths))  # noqa: E731
-        return "\n".join([line(self.header), "-" * len(line(self.header)), *map(line, self.rows)])
-
-    def _repr_html_(self) -> str:
-        return readout_table(self.rows, header=self.header).replace(
-            "<table>", "<table style='font-variant-numeric: tabular-nums; white-space: nowrap'>", 1)
 
 
 def floors_table(comp: SVIComparison, fraction: float = 0.5) -> Table:

@@ -1,4 +1,14 @@
-"""Fixed-width text tables that a notebook shows as HTML tables (issue 29, item 6).
+"""Results tables that a notebook shows as HTML tables and a terminal as text (issue 29, item 6).
+
+Two forms, one rendering (cells that never wrap mid-number, so a table fits JupyterLab's default
+layout; tabular figures):
+
+* :class:`TextTable` — a study's fixed-width text table as it is (a ``str``);
+* :class:`CellTable` — a table built from already formatted cells, whose text form is laid out
+  from them.
+
+In both, ``print``, the terminal and nbval (which compares ``text/plain``) see the text and the
+HTML shows the same digits.
 
 :class:`TextTable` is the text table itself — a ``str``, so ``print``, the terminal and nbval (which
 compares ``text/plain``) see exactly the text a study's format function wrote — with a
@@ -10,6 +20,7 @@ by the columns' widths.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 
 class TextTable(str):
@@ -58,4 +69,24 @@ class TextTable(str):
                 + "".join(row(r, "td") for r in self.rows) + "</tbody></table>")
 
 
-__all__ = ["TextTable"]
+@dataclass(frozen=True)
+class CellTable:
+    """A results table from formatted cells: HTML in a notebook (``_repr_html_``), fixed-width text
+    elsewhere (``repr``). ``rows`` hold already formatted strings, so both show the same digits."""
+
+    header: tuple
+    rows: tuple
+
+    def __repr__(self) -> str:
+        cols = list(zip(self.header, *self.rows))
+        widths = [max(len(str(c)) for c in col) for col in cols]
+
+        def line(row):
+            return " ".join(f"{str(c):>{w}}" for c, w in zip(row, widths))
+        return "\n".join([line(self.header), "-" * len(line(self.header)), *map(line, self.rows)])
+
+    def _repr_html_(self) -> str:
+        return TextTable("", self.header, self.rows)._repr_html_()
+
+
+__all__ = ["CellTable", "TextTable"]

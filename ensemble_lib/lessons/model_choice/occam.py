@@ -25,7 +25,7 @@ from ...inference.model_comparison import exact_log_evidence, model_log_evidence
 from ...inference.network_fits import fit_ensemble
 from ...models.linear import LinearGaussianPosterior
 from ...models.toy import make_posterior
-from .tables import Table
+from ...ui.tables import TextTable as Table
 from ...ui.plotting import new_figure
 
 #: the hyperpriors of the exact Occam comparison (Barber & Bishop's broad ones)

@@ -16,7 +16,7 @@ from ...inference.evidence import laplace_evidence
 from ...inference.laplace import laplace_fit
 from ...inference.model_comparison import SubsetPosterior, deletion_evidence
 from ...models.network import NetworkPosterior, add_bias
-from .tables import Table
+from ...ui.tables import TextTable as Table
 from ...ui.plotting import new_figure
 
 @lru_cache(maxsize=2)
