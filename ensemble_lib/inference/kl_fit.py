@@ -364,8 +364,9 @@ def kl_fit(
     ----------
     post : RegressionPosterior
         The target, e.g. a :class:`~ensemble_lib.ToyPosterior`.
-    family : {"full", "factor", "diagonal"}
-        Covariance family of Q (Barber & Bishop §2.1, eq. 26).
+    family : {"full", "factor", "diagonal"} or CovarianceFamily
+        Covariance family of Q (Barber & Bishop §2.1, eq. 26); a :class:`CovarianceFamily` made by
+        the caller is used as it is (``rank`` is then ignored).
     rank : int, optional
         Number of factors s for ``"factor"`` (0 ≤ s ≤ k − 1; default 1).
     init : list of (mean, cov) pairs, optional
@@ -412,7 +413,11 @@ def kl_fit(
     callback = check.callback("callback", callback)
     gtol = check.positive("gtol", gtol)
     maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
-    fam = CovarianceFamily.make(family, post.dim, rank)
+    # a CovarianceFamily already made (and so checked) by the caller is taken as it is; a name and
+    # rank are checked here, once
+    fam = family if isinstance(family, CovarianceFamily) else CovarianceFamily.make(family, post.dim, rank)
+    if fam.dim != post.dim:
+        raise ValueError(f"family must have dim = post.dim = {post.dim}, got a family of dimension {fam.dim}")
     laplace = _checked_laplace(laplace, post)
     if init is None and laplace is None:
         laplace = laplace_fit(post, compute_kl=False)  # one mode search for every default start

@@ -228,7 +228,7 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
     gtol = check.positive("gtol", gtol)
     maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
     callback = check.callback("callback", callback)
-    fam = CovarianceFamily.make(family, target.dim, rank)
+    fam = family if isinstance(family, CovarianceFamily) else CovarianceFamily.make(family, target.dim, rank)
     if init is not None:
         check.gaussians("init", init, target.dim)
     if warm is not None and not hasattr(warm, "theta"):
@@ -239,7 +239,7 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
                          "is required, got neither")
     fits = []
     if init is not None:
-        fits.append(kl_fit(target, family, rank, init=init, gtol=gtol, maxiter=maxiter,
+        fits.append(kl_fit(target, fam, init=init, gtol=gtol, maxiter=maxiter,
                            symmetric=False, callback=callback))
     if warm is not None:
         if rng is None:
@@ -321,8 +321,8 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
     cb = CollapsedBound(post, prior)
     gtol = check.positive("gtol", gtol)
     maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
-    CovarianceFamily.make(family, post.dim, rank)  # refuses a bad family or rank, naming it
-    fit = fit_family(cb, family, rank, init=init, warm=warm, gtol=gtol, maxiter=maxiter, rng=rng,
+    fam = CovarianceFamily.make(family, post.dim, rank)  # refuses a bad family or rank, naming it, once
+    fit = fit_family(cb, fam, init=init, warm=warm, gtol=gtol, maxiter=maxiter, rng=rng,
                      callback=callback)
     alpha, beta = cb.hyperparameters(fit.mean, fit.cov)
     return EnsembleFit(mean=fit.mean, cov=fit.cov, alpha=float(alpha), beta=float(beta),
