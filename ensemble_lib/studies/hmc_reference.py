@@ -30,21 +30,22 @@ Different CPUs or package versions can change the draws.
 
 from __future__ import annotations
 
-import tempfile
+import sys
 import time
+from functools import partial as partial_fn
 from pathlib import Path
 
 import numpy as np
 
 from ..core import validation as check
-from ..core.progress import report
 # inference.hmc loads jax and numpyro only when it first samples (heavy optional dependencies)
 from ..inference.hmc import SamplerSettings, package_versions, sample_network
 from ..inference.hyperparameters import GammaHyperprior
 from ..models.network import add_bias
 from .network_demo import DEMO_DEFAULTS, demo_data
 from .splits import TableConfig, config_from_table, load_dataset, make_split, mean_se
-from .store import FIGURES_DIR, TqdmProgress, load_json, save_json, study_parser, write_times
+from .runner import add_run_options, check_output, finish, partial_path, resume_command, run_splits
+from .store import FIGURES_DIR, SCRATCH_DIR, TqdmProgress, load_json, save_json, study_parser, write_times
 
 #: file names (in figures/ or --outdir)
 REFERENCE_FILE = "hmc_reference_{dataset}.json"
@@ -62,6 +63,8 @@ FULL_SAMPLER = SamplerSettings(num_warmup=1000, num_samples=1000, num_chains=4,
 #: 27 divergences in 4 × 1000 draws where 0.95 gave 490), and sampling it is cheap
 DEMO_SAMPLER = SamplerSettings(num_warmup=1000, num_samples=1000, num_chains=4,
                                target_accept_prob=0.99, max_tree_depth=10)
+#: the parts of the Table-1 protocol (:class:`TableConfig`) a reference uses (stored as ``config_used``)
+CONFIG_USED = ("n_train", "n_hidden", "prior", "n_splits", "seed")
 _UNITS = "mean squared error of targets standardised with the training mean and s.d."
 _DIAGNOSTICS_NOTE = (
     "r_hat_max and ess_min are over symmetry-invariant quantities (network outputs at the "
@@ -130,9 +133,17 @@ def run_reference_split(X, y, config: TableConfig, settings: SamplerSettings,
     }
 
 
+def _split_job(index: int, *, dataset: str, config: TableConfig, settings: SamplerSettings) -> dict:
+    """One job of :func:`run_reference` (a module-level function: it is sent to worker processes)."""
+    data = load_dataset(dataset)
+    return run_reference_split(data.X, data.y, config, settings, index)
+
+
 def run_reference(dataset: str = "boston", config: TableConfig | None = None,
                   settings: SamplerSettings | None = None, progress=None,
-                  times: list | None = None) -> dict:
+                  times: list | None = None, *, partial=None, resume: bool = False, force: bool = False,
+                  backend: str = "loky", scheduler: str | None = None,
+                  resume_command: str | None = None) -> dict:
     """:func:`run_reference_split` over ``config.n_splits`` splits of one data set, summarised.
 
     Parameters
@@ -148,6 +159,10 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
         summarises it).
     times : list, optional
         If given, each split's wall time in seconds is appended to it (kept out of the result).
+    partial, resume, force, backend, scheduler, resume_command
+        As :func:`~ensemble_lib.studies.runner.run_splits` (the splits run through it, in this
+        process): with ``partial`` each finished split is kept there at once, and ``resume``
+        continues from it to the uninterrupted run's result, byte for byte.
 
     Returns
     -------
@@ -161,19 +176,22 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
     data = load_dataset(dataset)
     config = TableConfig() if config is None else config
     settings = FULL_SAMPLER if settings is None else settings
-    splits = []
-    report(progress, 0, config.n_splits)
-    for i in range(config.n_splits):
-        t0 = time.perf_counter()
-        splits.append(run_reference_split(data.X, data.y, config, settings, i))
-        secs = time.perf_counter() - t0
-        if times is not None:
-            times.append(round(secs, 1))
-        r = splits[-1]
-        report(progress, i + 1, config.n_splits,
-               what=(f"{dataset} split {i}: {secs:.0f} s; HMC test MSE {r['test_mse']:.4f} (chains "
-                     f"{', '.join(f'{m:.4f}' for m in r['chain_test_mse'])}); R-hat max "
-                     f"{r['r_hat_max']:.3f}, ESS min {r['ess_min']:.0f}, {r['divergences']} divergences"))
+    if not isinstance(settings, SamplerSettings):
+        raise ValueError(f"settings must be a SamplerSettings, got {type(settings).__name__}")
+
+    def describe(i, r, secs):
+        return (f"{dataset} split {i}: {secs:.0f} s; HMC test MSE {r['test_mse']:.4f} (chains "
+                f"{', '.join(f'{m:.4f}' for m in r['chain_test_mse'])}); R-hat max "
+                f"{r['r_hat_max']:.3f}, ESS min {r['ess_min']:.0f}, {r['divergences']} divergences")
+
+    found, secs = run_splits(
+        list(range(config.n_splits)), partial_fn(_split_job, dataset=dataset, config=config, settings=settings),
+        config=reference_config(dataset, config, settings), partial=partial, resume=resume, force=force,
+        backend=backend, scheduler=scheduler, progress=progress, describe=describe,
+        resume_command=resume_command)
+    splits = [found[i] for i in range(config.n_splits)]
+    if times is not None:
+        times.extend(secs[i] for i in range(config.n_splits))
     summary = {q: mean_se([s[q] for s in splits])
                for q in ("test_mse", "baseline_mse", "chain_mse_spread", "alpha_mean", "beta_mean")}
     summary.update(r_hat_max=max(s["r_hat_max"] for s in splits),
@@ -184,7 +202,7 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
         "n_samples": data.n_samples,
         "n_inputs": data.n_features,
         "config": config.as_dict(),
-        "config_used": ["n_train", "n_hidden", "prior", "n_splits", "seed"],
+        "config_used": list(CONFIG_USED),
         "sampler": settings.as_dict(),
         "sampler_seeds": "split i: PRNGKey(default_rng([seed, i, 2]).integers(0, 2**31 - 1))",
         "model": ("erf network B&B (1)-(2) with bias input; alpha ~ Gamma(a, scale b), "
@@ -198,6 +216,25 @@ def run_reference(dataset: str = "boston", config: TableConfig | None = None,
         "note": data.note,
         "diagnostics_note": _DIAGNOSTICS_NOTE,
     }
+
+
+def reference_config(dataset: str, config: TableConfig, settings: SamplerSettings) -> dict:
+    """What makes a stored reference of ``dataset`` (and its partial run): the parts of the split
+    protocol it uses (:data:`CONFIG_USED`) and the sampler settings (:func:`stored_reference_config`
+    reads it back from a stored file)."""
+    used = config.as_dict()
+    return {"dataset": dataset, "config": {k: used[k] for k in CONFIG_USED}, "sampler": settings.as_dict()}
+
+
+def stored_reference_config(stored: dict) -> dict:
+    """:func:`reference_config` of a stored reference (``hmc_reference_{dataset}.json``)."""
+    return {"dataset": stored["dataset"], "config": {k: stored["config"][k] for k in CONFIG_USED},
+            "sampler": stored["sampler"]}
+
+
+def stored_demo_config(stored: dict) -> dict:
+    """The configuration of a stored demo reference (``hmc_demo.json``): sampler settings and seed."""
+    return {"sampler": stored["sampler"], "seed": stored["seed"]}
 
 
 def config_from_result(result: dict) -> tuple[TableConfig, SamplerSettings]:
@@ -291,7 +328,7 @@ def main(argv=None) -> list[Path]:
                                 "file; the references themselves hold none")
     parser.add_argument("--quick", action="store_true",
                         help="tiny configuration for tests (1 split, 40 rows, H = 2, 200 + 200 "
-                             "draws); writes to --outdir or a new temporary folder")
+                             "draws); writes to --outdir or build/studies/")
     parser.add_argument("--datasets", nargs="*", default=["boston", "diabetes"],
                         help="data sets (none: only --demo)")
     parser.add_argument("--n-splits", type=int, default=None)
@@ -301,14 +338,14 @@ def main(argv=None) -> list[Path]:
         parser.add_argument("--" + name.replace("_", "-"), type=float if "prob" in name else int,
                             default=None, help=f"NUTS {name} (default: the full or --quick setting)")
     parser.add_argument("--outdir", default=None,
-                        help="output folder (default: figures/, or a temporary one with --quick)")
+                        help="output folder (default: figures/ for the published configuration, "
+                             "build/studies/ for --quick or any other)")
+    add_run_options(parser)
     args = parser.parse_args(argv)
     if args.quick:
         base, settings, demo_settings = QUICK_CONFIG, QUICK_SAMPLER, QUICK_SAMPLER
-        outdir = Path(args.outdir) if args.outdir else Path(tempfile.mkdtemp(prefix="hmc_quick_"))
     else:
         base, settings, demo_settings = TableConfig(), FULL_SAMPLER, DEMO_SAMPLER
-        outdir = Path(args.outdir) if args.outdir else FIGURES_DIR
     changes = {k: v for k, v in vars(args).items()
                if k in settings.as_dict() and v is not None}
     if changes:
@@ -317,12 +354,29 @@ def main(argv=None) -> list[Path]:
     config = TableConfig(n_train=base.n_train, n_hidden=base.n_hidden, prior=base.prior,
                          n_splits=base.n_splits if args.n_splits is None else args.n_splits,
                          seed=args.seed)
+    published = not args.quick and not changes and config == TableConfig()
+    outdir = Path(args.outdir) if args.outdir else (FIGURES_DIR if published else SCRATCH_DIR)
+    try:  # before any work: a stored reference of another configuration stays unless --force
+        for name in args.datasets:
+            check_output(outdir / REFERENCE_FILE.format(dataset=name), reference_config(name, config, settings),
+                         force=args.force, config_of=stored_reference_config)
+        if args.demo:
+            check_output(outdir / DEMO_FILE, {"sampler": demo_settings.as_dict(), "seed": args.seed},
+                         force=args.force, config_of=stored_demo_config)
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
+    command = resume_command("ensemble_lib.studies.hmc_reference", sys.argv[1:] if argv is None else argv)
     written, wall = [], {}
     for name in args.datasets:
         wall[name] = []
+        out = outdir / REFERENCE_FILE.format(dataset=name)
         bar = TqdmProgress(f"HMC {name} splits")
         try:
-            result = run_reference(name, config, settings, bar, times=wall[name])
+            result = run_reference(name, config, settings, bar, times=wall[name], partial=partial_path(out),
+                                   resume=args.resume, force=args.force, backend=args.backend,
+                                   scheduler=args.scheduler, resume_command=command)
+        except FileExistsError as e:
+            raise SystemExit(str(e)) from None
         finally:
             bar.close()
         if args.quick:
@@ -332,7 +386,8 @@ def main(argv=None) -> list[Path]:
         if args.seed != TableConfig.seed:
             result["command"] += f" --seed {args.seed}"
         result["command"] += "".join(f" --{k.replace('_', '-')} {v}" for k, v in sorted(changes.items()))
-        written.append(write_json(result, outdir / REFERENCE_FILE.format(dataset=name)))
+        written.append(write_json(result, out))
+        finish(partial_path(out))
         s = result["summary"]
         print(f"{written[-1]}: HMC test MSE {s['test_mse']['mean']:.4f}"
               + (f" ± {s['test_mse']['se']:.4f}" if s["test_mse"]["se"] is not None else "")

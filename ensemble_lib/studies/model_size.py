@@ -41,17 +41,17 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
+from functools import partial as partial_fn
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from ..core import validation as check
-from ..core.progress import report
 from ..inference.ard import fit_class_ensemble, fit_class_evidence, network_classes
 from ..inference.hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
 from ..inference.kl_fit import KLFitWarning
@@ -60,8 +60,8 @@ from ..inference.network_fits import fit_ensemble, fit_evidence, laplace_error_b
 from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, add_bias, network_output
 from .splits import dataset_split, load_dataset, mean_se
-from .runner import add_run_options, check_output
-from .store import TqdmProgress, load_json, save_json, study_parser, write_times
+from .runner import add_run_options, check_output, finish, partial_path, resume_command, run_splits
+from .store import FIGURES_DIR, SCRATCH_DIR, TqdmProgress, load_json, save_json, study_parser, write_times
 
 #: where ``--run`` stores the study (relative to the repository root)
 RESULT_FILE = "model_size.json"
@@ -365,10 +365,9 @@ def run_split(dataset: str, config: ModelSizeConfig, index: int) -> dict:
     return out
 
 
-def _job(dataset, config, index):
-    t0 = time.perf_counter()
-    res = run_split(dataset, config, index)
-    return (dataset, index), res, time.perf_counter() - t0
+def _split_job(dataset: str, index: int, *, config: ModelSizeConfig) -> dict:
+    """One job of :func:`run_study` (a module-level function: it is sent to worker processes)."""
+    return run_split(dataset, config, index)
 
 
 def summarise(splits: list[dict], hidden) -> dict:
@@ -391,8 +390,16 @@ def summarise(splits: list[dict], hidden) -> dict:
 
 
 def run_study(datasets=DATASETS, config: ModelSizeConfig | None = None, n_jobs: int = 1,
-              progress=None) -> tuple[dict, dict]:
-    """Every split of every data set in ``n_jobs`` processes (joblib); ``(result, seconds)``."""
+              progress=None, *, partial=None, resume: bool = False, force: bool = False,
+              backend: str = "loky", scheduler: str | None = None,
+              resume_command: str | None = None) -> tuple[dict, dict]:
+    """Every split of every data set in ``n_jobs`` processes; ``(result, seconds)``.
+
+    The splits run through :func:`~ensemble_lib.studies.runner.run_splits`: with ``partial`` (a
+    file) each finished split is kept there at once and ``resume`` continues from it (the result is
+    the uninterrupted run's, byte for byte: every split goes through the same JSON round trip);
+    ``backend="dask"`` with ``scheduler`` sends the splits to an existing Dask cluster.
+    """
     config = ModelSizeConfig() if config is None else config
     if not isinstance(config, ModelSizeConfig):
         raise ValueError(f"config must be a ModelSizeConfig, got {type(config).__name__}")
@@ -401,20 +408,19 @@ def run_study(datasets=DATASETS, config: ModelSizeConfig | None = None, n_jobs: 
         load_dataset(name)
     n_jobs = check.integer("n_jobs", n_jobs, low=1, high=64)
     jobs = [(name, i) for name in datasets for i in range(config.n_splits)]
-    report(progress, 0, len(jobs))
-    found = {}
-    run = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    for key, res, secs in run(delayed(_job)(name, config, i) for name, i in jobs):
-        found[key] = (res, secs)
-        report(progress, len(found), len(jobs), what=f"{key[0]} split {key[1]}: {secs:.0f} s")
+    found, secs = run_splits(
+        jobs, partial_fn(_split_job, config=config),
+        config={"datasets": datasets, "model_size": config.as_dict()}, partial=partial, resume=resume,
+        force=force, n_jobs=n_jobs, backend=backend, scheduler=scheduler, progress=progress,
+        describe=lambda key, res, s: f"{key[0]} split {key[1]}: {s:.0f} s", resume_command=resume_command)
     result = {"config": config.as_dict(), "command": COMMAND,
               "units": "mean squared error of targets standardised with the training mean and s.d.; "
                        "log evidences in nats",
               "datasets": {}}
     seconds = {}
     for name in datasets:
-        splits = [found[(name, i)][0] for i in range(config.n_splits)]
-        seconds[name] = [round(found[(name, i)][1], 1) for i in range(config.n_splits)]
+        splits = [found[(name, i)] for i in range(config.n_splits)]
+        seconds[name] = [secs[(name, i)] for i in range(config.n_splits)]
         entry = {"splits": splits, "summary": summarise(splits, config.hidden)}
         ard = [s["ard"] for s in splits if "ard" in s]
         if ard:
@@ -424,6 +430,12 @@ def run_study(datasets=DATASETS, config: ModelSizeConfig | None = None, n_jobs: 
     return result, seconds
 
 
+def output_dir(config: ModelSizeConfig, datasets=DATASETS) -> Path:
+    """Where ``--run`` writes without ``--outdir``: ``figures/`` for the published protocol
+    (:class:`ModelSizeConfig`'s defaults, both data sets), ``build/studies/`` for a quick or partial run."""
+    return FIGURES_DIR if config == ModelSizeConfig() and list(datasets) == list(DATASETS) else SCRATCH_DIR
+
+
 def load_result(directory=None) -> dict:
     """The stored study (``figures/model_size.json``)."""
     return load_json(RESULT_FILE, directory, command=COMMAND)
@@ -431,30 +443,44 @@ def load_result(directory=None) -> dict:
 
 def main(argv=None) -> None:
     """``python -m ensemble_lib.studies.model_size --run``: recompute and store the study."""
-    parser = study_parser("Network size by evidence and bound; ARD (issue 16)", jobs=1,
+    parser = study_parser("Network size by evidence and bound; ARD (issue 16)", jobs=1, outdir="scratch",
                           times="also write each split's wall time to this JSON file")
     parser.add_argument("--run", action="store_true", help="recompute and store the study")
     parser.add_argument("--datasets", nargs="*", default=list(DATASETS))
     parser.add_argument("--n-splits", type=int, default=ModelSizeConfig.n_splits)
     parser.add_argument("--hidden", type=int, nargs="*", default=list(ModelSizeConfig.hidden))
-    add_run_options(parser, resume=False, backend=False)
+    parser.add_argument("--n-train", type=int, default=ModelSizeConfig.n_train)
+    parser.add_argument("--n-restarts", type=int, default=ModelSizeConfig.n_restarts)
+    parser.add_argument("--committee-restarts", type=int, default=ModelSizeConfig.committee_restarts)
+    add_run_options(parser)
     args = parser.parse_args(argv)
     if not args.run:
         parser.error("nothing to do: pass --run")
-    config = ModelSizeConfig(n_splits=args.n_splits, hidden=tuple(args.hidden))
-    try:  # a stored result of another configuration stays unless --force
-        check_output(Path(args.outdir) / RESULT_FILE, config.as_dict(), force=args.force)
+    config = ModelSizeConfig(n_splits=args.n_splits, hidden=tuple(args.hidden), n_train=args.n_train,
+                             n_restarts=args.n_restarts, committee_restarts=args.committee_restarts)
+    outdir = Path(args.outdir) if args.outdir is not None else output_dir(config, args.datasets)
+    out = outdir / RESULT_FILE
+    try:  # before any work: a stored result of another configuration stays unless --force
+        check_output(out, config.as_dict(), force=args.force)
     except FileExistsError as e:
         raise SystemExit(str(e)) from None
+    partial = partial_path(out)
     t0 = time.perf_counter()
     bar = TqdmProgress("model-size splits")
     try:
-        result, seconds = run_study(args.datasets, config, n_jobs=args.jobs, progress=bar)
+        result, seconds = run_study(
+            args.datasets, config, n_jobs=args.jobs, progress=bar, partial=partial, resume=args.resume,
+            force=args.force, backend=args.backend, scheduler=args.scheduler,
+            resume_command=resume_command("ensemble_lib.studies.model_size",
+                                          sys.argv[1:] if argv is None else argv))
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
     finally:
         bar.close()
     wall = time.perf_counter() - t0
-    path = save_json(result, Path(args.outdir) / RESULT_FILE)
-    print(f"{path.name}: wall time {wall:.0f} s", flush=True)
+    path = save_json(result, out)
+    finish(partial)
+    print(f"{path}: wall time {wall:.0f} s", flush=True)
     if args.times:
         write_times({"wall_seconds": round(wall, 1), "split_seconds": seconds, "n_jobs": args.jobs,
                      "config": config.as_dict(), "date": time.strftime("%Y-%m-%d")}, args.times)

@@ -39,6 +39,7 @@ from ..inference.network_fits import (CollapsedBound, fit_ensemble, fit_evidence
                                       laplace_error_bars, symmetry_factor)
 from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, add_bias
+from .runner import check_output
 from .store import load_npz, save_npz, stored_file, study_parser
 
 #: slider ranges of lesson 4's panel (:class:`~ensemble_lib.lessons.networks.Network1DPanel`)
@@ -246,8 +247,28 @@ def fit_setting(setting):
                         rng=np.random.default_rng(DEMO_SEED))
 
 
+def store_config(settings=None) -> dict:
+    """What makes the store: the data, the grid, the fits' seed and hyperpriors, and the settings.
+
+    Stored in the file as the JSON string ``config`` (:func:`stored_config` reads it back); the
+    panel's loader (:func:`load_demo_store`) does not read it.
+    """
+    prior = GammaHyperprior()
+    settings = demo_settings() if settings is None else list(settings)
+    return {"data": {"n": 16, "seed": 3}, "n_grid": 121, "demo_seed": DEMO_SEED,
+            "prior": {"a": prior.a, "b": prior.b, "c": prior.c, "d": prior.d},
+            "settings": [[int(h), int(s), None if e is None else float(e), bool(a)] for h, s, e, a in settings]}
+
+
+def stored_config(path) -> dict | None:
+    """The configuration recorded in a stored demo file (None if it records none)."""
+    a = load_npz(path)
+    return json.loads(str(a["config"])) if "config" in a else None
+
+
 def compute_store(settings=None, n_jobs: int | None = None) -> dict[str, np.ndarray]:
-    """The arrays :func:`load_demo_store` reads, for ``settings``."""
+    """The arrays :func:`load_demo_store` reads, for ``settings``, and their configuration
+    (``config``: :func:`store_config` as a JSON string)."""
     settings = demo_settings() if settings is None else list(settings)
     n_jobs = (os.cpu_count() or 1) if n_jobs is None else check.integer("n_jobs", n_jobs, low=1, high=256)
     states = Parallel(n_jobs=n_jobs)(delayed(fit_setting)(st) for st in settings)
@@ -265,21 +286,32 @@ def compute_store(settings=None, n_jobs: int | None = None) -> dict[str, np.ndar
         "scalar_names": np.array(scalars),
         "active": np.array([[s.ens_active, s.lap_active] for s in states]),
         "notes": np.array([json.dumps(list(s.notes)) for s in states]),
+        "config": np.array(json.dumps(store_config(settings), sort_keys=True)),
     }
 
 
-def write_store(path=None, n_jobs: int | None = None) -> Path:
-    """Compute every setting and write the store (``figures/network_demo_fits.npz`` by default)."""
+def write_store(path=None, n_jobs: int | None = None, *, force: bool = False) -> Path:
+    """Compute every setting and write the store (``figures/network_demo_fits.npz`` by default).
+
+    A stored file of another configuration (or one recording none) is not replaced unless
+    ``force`` (FileExistsError, before any fit).
+    """
     path = stored_file(DEMO_STORE_FILE) if path is None else Path(path)
+    check_output(path, store_config(), force=force, load=stored_config, config_of=lambda c: c)
     return save_npz(compute_store(n_jobs=n_jobs), path)
 
 
 def main(argv=None) -> None:
     parser = study_parser("fit every setting of lesson 4's demo panel and store it", outdir=False, jobs=None)
     parser.add_argument("--out", default=None, help="the file to write (default figures/network_demo_fits.npz)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace a stored file of another configuration (or one recording none)")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    path = write_store(args.out, args.jobs)
+    try:
+        path = write_store(args.out, args.jobs, force=args.force)
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
     print(f"{len(demo_settings())} settings fitted in {time.perf_counter() - t0:.0f} s: {path}")
 
 

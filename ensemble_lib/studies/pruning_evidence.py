@@ -23,23 +23,23 @@ test error. ``python -m ensemble_lib.studies.pruning_evidence --run`` recomputes
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import asdict, dataclass
+from functools import partial as partial_fn
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from ..core import validation as check
-from ..core.progress import report
 from ..inference.evidence import laplace_evidence
 from ..inference.hyperparameters import HyperparameterConvergenceWarning
 from ..inference.model_comparison import SubsetPosterior, deletion_evidence
 from ..inference.network_fits import fit_evidence
 from ..models.network import NetworkPosterior, network_output
 from .splits import dataset_split
-from .runner import add_run_options, check_output
-from .store import TqdmProgress, load_json, save_json, study_parser
+from .runner import add_run_options, check_output, finish, partial_path, resume_command, run_splits
+from .store import FIGURES_DIR, SCRATCH_DIR, TqdmProgress, load_json, save_json, study_parser
 
 RESULT_FILE = "pruning_evidence.json"
 COMMAND = "python -m ensemble_lib.studies.pruning_evidence --run"
@@ -140,19 +140,36 @@ def run_split(config: PruningConfig, index: int) -> dict:
             "sequences": {m: prune_sequence(post, full, Xte, yte, m, config.max_steps) for m in METHODS}}
 
 
-def run_study(config: PruningConfig | None = None, n_jobs: int = 1, progress=None) -> dict:
+def _split_job(index: int, *, config: PruningConfig) -> dict:
+    """One job of :func:`run_study` (a module-level function: it is sent to worker processes)."""
+    return run_split(config, index)
+
+
+def run_study(config: PruningConfig | None = None, n_jobs: int = 1, progress=None, *, partial=None,
+              resume: bool = False, force: bool = False, backend: str = "loky",
+              scheduler: str | None = None, resume_command: str | None = None) -> dict:
+    """Every split (:func:`run_split`) through :func:`~ensemble_lib.studies.runner.run_splits`: with
+    ``partial`` (a file) each finished split is kept there at once and ``resume`` continues from it
+    (the result is the uninterrupted run's, byte for byte)."""
     config = PruningConfig() if config is None else config
     if not isinstance(config, PruningConfig):
         raise ValueError(f"config must be a PruningConfig, got {type(config).__name__}")
     n_jobs = check.integer("n_jobs", n_jobs, low=1, high=64)
-    splits = []
-    for i, res in enumerate(Parallel(n_jobs=n_jobs)(delayed(run_split)(config, i) for i in range(config.n_splits))):
-        splits.append(res)
-        report(progress, i + 1, config.n_splits, what=f"split {i}")
+    found, _ = run_splits(
+        list(range(config.n_splits)), partial_fn(_split_job, config=config),
+        config={"pruning_evidence": config.as_dict()}, partial=partial, resume=resume, force=force,
+        n_jobs=n_jobs, backend=backend, scheduler=scheduler, progress=progress,
+        describe=lambda key, res, s: f"split {key}: {s:.0f} s", resume_command=resume_command)
     return {"config": config.as_dict(), "command": COMMAND,
             "units": "log evidences in nats (MacKay (20) at the full network's alpha, beta, no symmetry factor); "
                      "MSE of targets standardised with the training mean and s.d.",
-            "splits": splits}
+            "splits": [found[i] for i in range(config.n_splits)]}
+
+
+def output_dir(config: PruningConfig) -> Path:
+    """Where ``--run`` writes without ``--outdir``: ``figures/`` for the published protocol
+    (:class:`PruningConfig`'s defaults), ``build/studies/`` for a quick or partial run."""
+    return FIGURES_DIR if config == PruningConfig() else SCRATCH_DIR
 
 
 def load_result(directory=None) -> dict:
@@ -161,23 +178,36 @@ def load_result(directory=None) -> dict:
 
 
 def main(argv=None) -> None:
-    parser = study_parser("Pruning Boston networks by evidence and by OBD saliency", jobs=1)
+    """``python -m ensemble_lib.studies.pruning_evidence --run``: recompute and store the study."""
+    parser = study_parser("Pruning Boston networks by evidence and by OBD saliency", jobs=1, outdir="scratch")
     parser.add_argument("--run", action="store_true", help="recompute and store the study")
-    add_run_options(parser, resume=False, backend=False)
+    for name in ("n_splits", "n_hidden", "n_restarts", "max_steps", "n_train"):
+        parser.add_argument("--" + name.replace("_", "-"), type=int, default=getattr(PruningConfig, name))
+    add_run_options(parser)
     args = parser.parse_args(argv)
     if not args.run:
         parser.error("nothing to do: pass --run")
-    try:  # a stored result of another configuration stays unless --force
-        check_output(Path(args.outdir) / RESULT_FILE, PruningConfig().as_dict(), force=args.force)
+    config = PruningConfig(n_splits=args.n_splits, n_hidden=args.n_hidden, n_restarts=args.n_restarts,
+                           max_steps=args.max_steps, n_train=args.n_train)
+    out = (Path(args.outdir) if args.outdir is not None else output_dir(config)) / RESULT_FILE
+    try:  # before any work: a stored result of another configuration stays unless --force
+        check_output(out, config.as_dict(), force=args.force)
     except FileExistsError as e:
         raise SystemExit(str(e)) from None
+    partial = partial_path(out)
     bar = TqdmProgress("pruning splits")
     try:
-        result = run_study(n_jobs=args.jobs, progress=bar)
+        result = run_study(config, n_jobs=args.jobs, progress=bar, partial=partial, resume=args.resume,
+                           force=args.force, backend=args.backend, scheduler=args.scheduler,
+                           resume_command=resume_command("ensemble_lib.studies.pruning_evidence",
+                                                         sys.argv[1:] if argv is None else argv))
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
     finally:
         bar.close()
-    path = save_json(result, Path(args.outdir) / RESULT_FILE)
-    print(f"{path.name} written", flush=True)
+    path = save_json(result, out)
+    finish(partial)
+    print(f"{path} written", flush=True)
 
 
 if __name__ == "__main__":

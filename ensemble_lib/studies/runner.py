@@ -77,7 +77,7 @@ def _timed(fn, key, one_blas_thread: bool):
     return key, result, time.perf_counter() - t0
 
 
-def check_output(path, config: dict, *, force: bool = False, config_of=None) -> None:
+def check_output(path, config: dict, *, force: bool = False, config_of=None, load=None) -> None:
     """Refuse to replace a stored result made with another configuration, unless ``force``.
 
     Parameters
@@ -92,6 +92,9 @@ def check_output(path, config: dict, *, force: bool = False, config_of=None) -> 
         ``config_of(stored) -> dict``, the configuration of a stored result (default: its
         ``"config"`` entry). A file whose configuration equals ``config`` may be replaced: the run
         re-derives it.
+    load : callable, optional
+        ``load(path) -> stored``, how the file is read (default: as JSON); a file it cannot read
+        counts as another configuration's.
 
     Raises
     ------
@@ -103,9 +106,9 @@ def check_output(path, config: dict, *, force: bool = False, config_of=None) -> 
     if force or not path.is_file():
         return
     try:
-        stored = json.loads(path.read_text())
+        stored = json.loads(path.read_text()) if load is None else load(path)
         stored_config = config_of(stored) if config_of is not None else stored.get("config")
-    except (ValueError, AttributeError, KeyError, TypeError):
+    except (ValueError, AttributeError, KeyError, TypeError, OSError):
         stored_config = None
     if _round_trip(stored_config) != _round_trip(config):
         raise FileExistsError(f"{path} holds a result of another configuration; pass --force to "

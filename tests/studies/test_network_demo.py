@@ -83,3 +83,35 @@ def test_a_store_for_other_data_or_none_is_not_used(tmp_path):
 def test_a_bad_number_of_processes_is_a_value_error_naming_it(n_jobs):
     with pytest.raises(ValueError, match="n_jobs"):
         store.compute_store([(1, 0, None, True)], n_jobs=n_jobs)
+
+
+def test_the_store_records_its_configuration_and_the_panels_arrays_ignore_it():
+    """The file records what made it (data, grid, seed, hyperpriors, every setting); the panel's
+    loader reads the arrays it knows and leaves the ``config`` entry alone."""
+    path = FIGURES_DIR / demo.DEMO_STORE_FILE
+    assert store.stored_config(path) == store.store_config()
+    assert [tuple(s) for s in store.store_config()["settings"]] == store.demo_settings()
+
+
+def test_a_stored_file_of_another_configuration_is_not_replaced_without_force(tmp_path, monkeypatch):
+    arrays = dict(np.load(FIGURES_DIR / demo.DEMO_STORE_FILE, allow_pickle=False))
+    other = {**store.store_config(), "demo_seed": 1}
+    arrays["config"] = np.array(__import__("json").dumps(other))
+    out = tmp_path / demo.DEMO_STORE_FILE
+    np.savez_compressed(out, **arrays)
+    before = out.read_bytes()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the guard let a fit start")
+
+    monkeypatch.setattr(store, "compute_store", refuse)
+    with pytest.raises(SystemExit, match="another configuration; pass --force"):
+        store.main(["--out", str(out), "--jobs", "1"])
+    del arrays["config"]  # a file recording no configuration is not replaced either
+    np.savez_compressed(out, **arrays)
+    none = out.read_bytes()
+    with pytest.raises(SystemExit, match="another configuration"):
+        store.main(["--out", str(out), "--jobs", "1"])
+    assert out.read_bytes() == none != before
+    with pytest.raises(AssertionError, match="the guard let a fit start"):  # --force goes on to fit
+        store.main(["--out", str(out), "--jobs", "1", "--force"])
