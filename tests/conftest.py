@@ -26,7 +26,8 @@ settings.load_profile("ensemble")
 FILE_SECONDS = {
     "tests/ui/test_panel.py": 38,
     "tests/inference/test_network_fits.py": 28,
-    "tests/inference/test_hmc.py": 23,
+    "tests/inference/test_hmc.py": 15,
+    "tests/studies/test_hmc_reference.py": 10,
     "tests/studies/test_table1.py": 18,
     "tests/ui/test_panel_live.py": 15,
     "tests/project/test_benchmarks.py": 14,
