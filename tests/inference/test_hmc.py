@@ -1,10 +1,10 @@
 """HMC ground truth (NumPyro NUTS): checks against exact posteriors and the library's network.
 
 Skipped as a whole when NumPyro is not installed (the ``reference`` extra).
-Settings are small so the module runs in about a minute on two cores.
+Settings are small so the module runs in about a minute on two cores. The reference command built on
+it (``ensemble_lib.studies.hmc_reference``): tests/studies/test_hmc_reference.py.
 """
 
-import json
 import math
 import sys
 
@@ -20,7 +20,6 @@ from ensemble_lib.inference.hyperparameters import GammaHyperprior  # noqa: E402
 from ensemble_lib.models.linear import LinearGaussianPosterior  # noqa: E402
 from ensemble_lib.models.network import add_bias, network_output, pack_weights  # noqa: E402
 from ensemble_lib.models.toy import make_posterior  # noqa: E402
-from ensemble_lib.studies import hmc_reference  # noqa: E402
 
 P_MIN = 1e-3  # smallest acceptable p-value of the distribution tests
 
@@ -192,28 +191,3 @@ def test_missing_numpyro_gives_the_install_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "numpyro", None)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[reference\]'"):
         hmc._jax()
-
-
-def test_quick_command_is_deterministic_and_its_config_rederives(tmp_path):
-    """``--quick`` writes JSON whose stored configuration re-runs to identical JSON.
-
-    Re-running from the stored configuration gives the same numbers bit for bit (same machine);
-    the JSON holds no wall times (they go to the ``--times`` file), so the bytes are identical.
-    """
-    paths = hmc_reference.main(["--quick", "--datasets", "diabetes", "--outdir", str(tmp_path),
-                                "--times", str(tmp_path / "times.json")])
-    assert len(json.loads((tmp_path / "times.json").read_text())["split_seconds"]["diabetes"]) == 1
-    assert [p.name for p in paths] == ["hmc_reference_diabetes.json"]
-    text = paths[0].read_text()
-    stored = json.loads(text)
-    assert text == json.dumps(stored, indent=1, sort_keys=True) + "\n"
-    config, settings = hmc_reference.config_from_result(stored)
-    assert config == hmc_reference.QUICK_CONFIG and settings == hmc_reference.QUICK_SAMPLER
-    split = stored["splits"][0]
-    assert len(stored["splits"]) == 1 and len(split["chain_test_mse"]) == 2
-    assert np.isfinite(split["test_mse"]) and split["test_mse"] < split["baseline_mse"]
-    assert set(stored["versions"]) == {"jax", "jaxlib", "numpyro", "numpy"}
-    assert '"seconds"' not in text
-    again = hmc_reference.run_reference("diabetes", config, settings)
-    again["command"] = stored["command"]
-    assert json.dumps(again, indent=1, sort_keys=True) + "\n" == text

@@ -5,10 +5,9 @@ References used here, independent of the estimator: the toy's own ``post.grad``
 exact objective gradient of :func:`kl_objective` (Gauss–Hermite quadrature of
 eqs 16–20, itself checked against brute-force quadrature in test_kl_fit); the
 deterministic optimum of :func:`kl_fit`; the closed-form Gaussian posterior
-of a linear model (KL = 0 at the optimum, :func:`kl_gaussians`).
+of a linear model (KL = 0 at the optimum, :func:`kl_gaussians`). Lesson 5 (its controls, panel
+readout and figures): tests/lessons/test_stochastic_vi.py.
 """
-
-import itertools
 
 import numpy as np
 import pytest
@@ -19,8 +18,6 @@ from ensemble_lib.models.linear import LinearGaussianPosterior
 from ensemble_lib.inference.svi import (grad_log_unnorm_batch, reparam_gradient, scale_matrix,
                                         step_sizes, svi_fit, toy_grad_batch)
 from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
-
-from _committed import assert_writes_the_committed_files
 
 
 @pytest.fixture(scope="module")
@@ -181,17 +178,6 @@ def test_settling_tells_a_descending_run_from_one_jittering_about_a_level(post):
         dataclasses.replace(h, iterations=h.iterations[::10], kl=h.kl[::10]).settling(0.5)
 
 
-def test_svi_panel_calls_the_gap_a_noise_floor_only_once_the_run_has_settled():
-    """Lesson 5's readout: at a = 0.01 (1000 steps) the run is still falling, at a = 0.05 it has settled."""
-    panel = svi_lesson.SVIExplorer()
-    gap = "gap to the optimum after 1000 steps"
-    slow = panel.format_readout(panel.compute(0.01, 1, "fixed", "full", 0))
-    settled = panel.format_readout(panel.compute(0.05, 1, "fixed", "full", 0))
-    assert gap in slow and gap in settled
-    assert "no noise floor yet" in slow and "noise floor 0.4478" not in slow
-    assert "yes (" in settled and "noise floor 0.4478" in settled
-
-
 def test_converges_to_the_exact_gaussian_posterior():
     lin = linear_posterior()
     h = svi_fit(lin, "full", rng=np.random.default_rng(4), n_samples=16, step_size=0.03,
@@ -235,44 +221,3 @@ def test_bad_input_is_refused_with_the_arguments_name(post, kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         svi_fit(post, **args)
-
-
-# ---------------------------------------------------------------------------
-# the lesson: every control value, figures (the panel: tests/ui/test_panel.py)
-# ---------------------------------------------------------------------------
-
-from ensemble_lib.lessons import stochastic_vi as svi_lesson  # noqa: E402
-from ensemble_lib.lessons.stochastic_vi import running_mean  # noqa: E402
-
-
-def test_every_control_value_gives_a_finite_run(post, optimum):
-    lo, hi = svi_lesson.STEP_RANGE
-    S_opts = svi_lesson.SAMPLE_OPTIONS
-    corners = itertools.product((lo, hi), (S_opts[0], S_opts[-1]), ("fixed", "decaying"),
-                                ("full", "diagonal"))
-    rng = np.random.default_rng(99)
-    randoms = [(10 ** rng.uniform(np.log10(lo), np.log10(hi)), int(rng.choice(S_opts)),
-                str(rng.choice(["fixed", "decaying"])), str(rng.choice(["full", "diagonal"])))
-               for _ in range(4)]
-    for a, S, schedule, family in list(corners) + randoms:
-        h = svi_fit(post, family, rng=np.random.default_rng(0), n_samples=S, step_size=a,
-                    schedule=schedule, n_iter=svi_lesson.PANEL_N_ITER, kl_every=50,
-                    tau=svi_lesson.DEFAULT_TAU, kappa=svi_lesson.DEFAULT_KAPPA,
-                    init=svi_lesson.LESSON_START)
-        assert np.all(np.isfinite(h.kl)) and np.all(np.isfinite(h.thetas)), (a, S, schedule, family)
-        assert np.min(h.kl) >= optimum[family].kl - 1e-7
-
-
-def test_running_mean_against_a_loop():
-    y = np.random.default_rng(0).normal(size=57)
-    got = running_mean(y, 0.2)
-    for i in range(1, y.size + 1):
-        n = max(int(np.ceil(0.2 * i)), 1)
-        assert got[i - 1] == pytest.approx(y[i - n:i].mean(), rel=1e-12, abs=1e-12)
-
-
-def test_iteration_figure_is_the_committed_one_and_timing_figure_is_separate(tmp_path):
-    assert_writes_the_committed_files(svi_lesson.write_figures, tmp_path, ["svi_kl_vs_iteration.png"])
-    t = svi_lesson.write_timing_figures(tmp_path / "t")
-    assert [p.name for p in t] == ["svi_kl_vs_time.png"]
-    assert t[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

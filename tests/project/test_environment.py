@@ -55,13 +55,6 @@ def test_ci_runs_the_readme_test_command():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
 
 
-def test_every_figure_writer_is_registered_and_importable():
-    from ensemble_lib.lessons.figures import WRITERS
-
-    assert WRITERS and all(callable(write) and write.__name__ == "write_figures" for write in WRITERS)
-    assert all(write.__module__.startswith("ensemble_lib.lessons.") for write in WRITERS)
-
-
 def _browser_support():
     """tests/browser/_support.py, loaded without making tests/browser a package."""
     import importlib.util
@@ -136,20 +129,3 @@ def test_the_browser_suite_serves_voila_as_make_app_does():
     renderer = config["VoilaExporter"]["markdown_renderer_class"]
     module, name = renderer.rsplit(".", 1)
     assert isinstance(getattr(importlib.import_module(module), name), type)
-
-
-def test_voila_inlines_the_learning_path_thumbnails_and_nothing_outside_the_suite(tmp_path):
-    """The app serves notebooks/; its ../figures/ images are inlined from disk, other paths are not."""
-    import base64
-
-    from ensemble_lib.ui.voila import inline_image
-
-    notebooks = ROOT / "notebooks"
-    data = inline_image(notebooks, "../figures/toy_fig2.png")
-    assert data.startswith("data:image/png;base64,")
-    assert base64.b64decode(data.split(",", 1)[1]) == (ROOT / "figures" / "toy_fig2.png").read_bytes()
-    outside = tmp_path / "secret.png"
-    outside.write_bytes(b"\x89PNG")
-    for url in ("../figures/missing.png", "../pyproject.toml", "https://example.org/a.png", "/etc/hosts",
-                "data:image/png;base64,AAAA", f"../../{'../' * len(ROOT.parts)}{outside}"):
-        assert inline_image(notebooks, url) is None, url

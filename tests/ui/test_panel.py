@@ -706,26 +706,6 @@ def test_a_bug_in_a_link_is_shown_in_the_panel_not_lost():
     assert p.status.value == "" and p.state == _XY(1, 2)
 
 
-def test_readout_table_escapes_every_cell():
-    assert FigurePanel.readout_table([("a < b", 1.5), ("c", "x & y")], header=("name", "value")) == (
-        "<table><tr><th>name</th><th>value</th></tr><tr><td>a &lt; b</td><td>1.5</td></tr>"
-        "<tr><td>c</td><td>x &amp; y</td></tr></table>")
-    assert FigurePanel.readout_table([]) == "<table></table>"
-
-
-def test_readout_table_sets_label_value_pairs_two_to_a_row_down_the_columns():
-    rows = [(f"k{i}", i) for i in range(5)]
-    two = FigurePanel.readout_table(rows)  # five pairs: three table rows, the first three down the left
-    assert two == ('<table><tr><td>k0</td><td>0</td><td class="panel-pair">k3</td><td>3</td></tr>'
-                   '<tr><td>k1</td><td>1</td><td class="panel-pair">k4</td><td>4</td></tr>'
-                   "<tr><td>k2</td><td>2</td></tr></table>")
-    one = FigurePanel.readout_table(rows, pairs=1)
-    assert one.count("<tr>") == 5 and "panel-pair" not in one
-    # fewer than four pairs, a header or rows of other lengths: one item per row, as given
-    for args in ((rows[:3],), (rows, ("key", "value")), ([(1, 2, 3)] * 4,)):
-        assert "panel-pair" not in FigurePanel.readout_table(*args)
-
-
 class _Wide(_Tiny):
     """A 9-inch (900 px) figure: too wide for a readout beside it."""
 
