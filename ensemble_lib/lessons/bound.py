@@ -39,7 +39,7 @@ import numpy as np
 from ..core import validation as check
 from ..inference.evidence import EvidenceGrid, EvidenceRun, evidence_grid, evidence_reestimation
 from ..inference.hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters
-from ..ui.plotting import (COLORS, LABELS, new_figure, plot_gaussian_ellipses, save_figure,
+from ..ui.plotting import (COLORS, LABELS, new_figure, plot_gaussian_ellipses, save_figure, style,
                            plot_posterior_contours, update_gaussian_ellipses)
 from ..models.toy import PosteriorGrid, ToyPosterior
 from ..models.toy import PAPER_PRESET, make_posterior
@@ -58,6 +58,8 @@ _PANEL_DPI = 80
 #: Colours of the two hyperparameter methods.
 METHOD_COLORS = {"ensemble": COLORS["full"], "ensemble_diag": COLORS["diagonal"],
                  "evidence": COLORS["laplace"], "exact": "0.2"}
+#: The look (:data:`~ensemble_lib.ui.plotting.STYLES`) of each hyperparameter method.
+METHOD_STYLES = {"ensemble": "full", "ensemble_diag": "diagonal", "evidence": "laplace", "exact": "posterior"}
 
 
 def make_toy(alpha: float | None = None, beta: float | None = None) -> ToyPosterior:
@@ -217,9 +219,9 @@ class BoundPanel(FigurePanel):
         plot_posterior_contours(ax, grid)
         for key in ("laplace", "diagonal", "full"):
             fit = getattr(self.fits, key)
-            plot_gaussian_ellipses(ax, fit.mean, fit.cov, n_sigmas=(1,), color=COLORS[key],
-                                   label=LABELS[key], linewidth=0.8)
-        self._q = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), color="C1", label="your Q")
+            plot_gaussian_ellipses(ax, fit.mean, fit.cov, n_sigmas=(1,), label=LABELS[key],
+                                   **style(key, linewidth=0.8))
+        self._q = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), label="your Q", **style("custom"))
         ax.legend(loc="lower right")
         ax.set_title("posterior P(w | D) and Q")
         self.references = {key: getattr(self.fits, key).bound for key in ("laplace", "diagonal", "full")}
@@ -368,8 +370,8 @@ def plot_trajectories(axes, comp: HyperparameterComparison):
                                   (ax_b, "beta", comp.grid.beta_max, "β")):
         for key, run, label in runs:
             y = np.append(getattr(run, attr), getattr(run, attr + "_final"))
-            arts += ax.plot(np.arange(y.size), y, "o-", ms=3, color=METHOD_COLORS[key], label=label)
-        arts.append(ax.axhline(exact, color=METHOD_COLORS["exact"], ls="--", lw=1,
+            arts += ax.plot(np.arange(y.size), y, ms=3, label=label, **style(METHOD_STYLES[key], markevery=None))
+        arts.append(ax.axhline(exact, **style(METHOD_STYLES["exact"], lw=1, marker="None"),
                                label="exact maximiser of ln P(D|α,β)"))
         ax.set_yscale("log")
         ax.set_xlabel("iteration")
@@ -449,13 +451,13 @@ class HyperIterationPanel(FigurePanel):
         fig, (ax, bx) = new_figure(9.0, 3.6, ncols=2)
         self.ax, self.bx = ax, bx
         self._contours = []
-        self._gauss = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), color=COLORS["full"])
+        self._gauss = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), **style("full"))
         self._title = ax.set_title(" ")
         ax.set_xlabel("u (input-to-hidden weight)")
         ax.set_ylabel("v (hidden-to-output weight)")
         self._lines = {}
-        for key, style in (("bound_full", "-"), ("bound_q", "-."), ("exact", "--"), ("laplace", ":")):
-            (self._lines[key],) = bx.plot([], [], style, marker="o", ms=3, label=key)
+        for key, fmt in (("bound_full", "-"), ("bound_q", "-."), ("exact", "--"), ("laplace", ":")):
+            (self._lines[key],) = bx.plot([], [], fmt, marker="o", ms=3, label=key)
         self._marker = bx.axvline(0, color="0.5", lw=1)
         self._legend = bx.legend(loc="lower right")
         bx.set_xlabel("iteration")
@@ -497,10 +499,12 @@ class HyperIterationPanel(FigurePanel):
 
     def draw(self, s: IterationState) -> None:
         self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, s.grid))
-        color = COLORS["full"] if s.method == "ensemble" else COLORS["laplace"]
+        look = style("full" if s.method == "ensemble" else "laplace")
         update_gaussian_ellipses(self._gauss, s.mean, s.cov)
         for a in self._gauss:
-            a.set_color(color)
+            a.set_color(look["color"])
+            a.set_linestyle(look["linestyle"])
+        self._gauss[-1].set_marker(look["marker"])
         self._title.set_text(f"iteration {s.i}: α = {s.alpha:.4g}, β = {s.beta:.4g}")
         self._marker.set_xdata([s.i, s.i])
         if s.method != self.__dict__.get("_plotted_method"):
@@ -560,7 +564,7 @@ def bound_figure(post: ToyPosterior | None = None):
     plot_posterior_contours(ax, post.grid(n=121))
     for key in ("laplace", "diagonal", "full"):
         fit = getattr(fits, key)
-        plot_gaussian_ellipses(ax, fit.mean, fit.cov, n_sigmas=(1, 2), color=COLORS[key], label=LABELS[key])
+        plot_gaussian_ellipses(ax, fit.mean, fit.cov, n_sigmas=(1, 2), label=LABELS[key], **style(key))
     ax.legend(loc="lower right")
     ax.set_title(f"toy posterior (α = {post.alpha:g}, β = {post.beta:g}) and three Gaussians Q")
     plot_bound_bars(bx, post.log_evidence, {k: getattr(fits, k).bound for k in ("laplace", "diagonal", "full")})

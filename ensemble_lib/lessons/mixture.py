@@ -38,14 +38,14 @@ from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, f
 from ..ui.memo import LRUMemo
 from ..ui.panel import FigurePanel
 from ..ui.tables import CellTable as Table
-from ..ui.plotting import (new_figure, plot_gaussian_ellipses, plot_posterior_contours, save_figure,
-                           update_gaussian_ellipses)
+from ..ui.plotting import (COLORS, STYLES, new_figure, plot_gaussian_ellipses, plot_posterior_contours,
+                           save_figure, style, update_gaussian_ellipses)
 
 #: the largest K the lesson fits
 K_MAX = 4
 #: colours: the mixture fitted with the entropy by quadrature, and with its lower bound
-COLOR_QUADRATURE = "#2ca02c"
-COLOR_BOUND = "#9467bd"
+COLOR_QUADRATURE = COLORS["mixture"]
+COLOR_BOUND = COLORS["mixture_bound"]
 #: slider ranges of the panel
 ALPHA_RANGE = (0.01, 10.0)
 SEED_RANGE = (0, 99)
@@ -221,22 +221,26 @@ def panel_extent(comp: MixtureComparison) -> tuple[float, float, float, float]:
     return -u, u, -v, v
 
 
-def plot_mixture(ax, fit: MixtureFit, color=COLOR_QUADRATURE, label=None, linestyle="-"):
-    """Each component's 1-σ ellipse (line width ∝ its weight) and mean; returns the artists."""
+def plot_mixture(ax, fit: MixtureFit, color=COLOR_QUADRATURE, label=None, linestyle="-", marker="o", **line):
+    """Each component's 1-σ ellipse (line width ∝ its weight) and mean; returns the artists.
+
+    ``**style("mixture")`` gives the colour, line style and marker (other line keywords are ignored)."""
     artists = []
     for i, (p, m, C) in enumerate(zip(fit.weights, fit.means, fit.covs)):
-        arts = plot_gaussian_ellipses(ax, m, C, n_sigmas=(1,), color=color,
+        arts = plot_gaussian_ellipses(ax, m, C, n_sigmas=(1,), color=color, linestyle=linestyle, marker=marker,
                                       label=label if i == 0 else None, linewidth=0.8 + 4.0 * p)
-        arts[0].set_linestyle(linestyle)
         artists += arts
     return artists
 
 
 #: the three curves of :func:`plot_ladder`: (ladder, attribute, format, keyword arguments)
 LADDER_CURVES = (
-    ("quadrature", "kl", "-o", dict(color=COLOR_QUADRATURE, label="fit with H by quadrature")),
-    ("bound", "kl", "-s", dict(color=COLOR_BOUND, label="fit with H's lower bound: true KL")),
-    ("bound", "kl_bound", ":", dict(marker="s", mfc="none", color=COLOR_BOUND, label="... the KL its bound claims")),
+    ("quadrature", "kl", "-", dict(marker=STYLES["mixture"]["marker"], color=COLOR_QUADRATURE,
+                                   label="fit with H by quadrature")),
+    ("bound", "kl", "--", dict(marker=STYLES["mixture_bound"]["marker"], color=COLOR_BOUND,
+                               label="fit with H's lower bound: true KL")),
+    ("bound", "kl_bound", ":", dict(marker=STYLES["mixture_bound"]["marker"], mfc="none", color=COLOR_BOUND,
+                                    label="... the KL its bound claims")),
 )
 #: ... and its line at KL₁ − ln 2
 LN2_LINE = dict(color="0.5", lw=0.8, ls="--", label="KL(K = 1) − ln 2")
@@ -331,8 +335,7 @@ class MixtureExplorer(FigurePanel):
         self._ln2 = self.ax_kl.axhline(0.0, **LN2_LINE)
         self.ax_kl.legend(loc="upper right")
         # the legend of the left plot names the two fits
-        handles = [Line2D([], [], color=COLOR_QUADRATURE, lw=2.5),
-                   Line2D([], [], color=COLOR_BOUND, lw=2.5, ls="--")]
+        handles = [Line2D([], [], **style("mixture", lw=2.5)), Line2D([], [], **style("mixture_bound", lw=2.5))]
         self.ax.legend(handles, ["H by quadrature", "H's lower bound"], loc="lower right")
         self.ax.set_ylim(-10.0, 10.0)  # tick labels as wide as any later ones, for the layout pass
         self.ax_kl.set_ylim(-10.0, 10.0)
@@ -344,10 +347,9 @@ class MixtureExplorer(FigurePanel):
             right = ax.yaxis.label.get_window_extent(renderer).x1
             ax.yaxis.set_label_coords(ax.transAxes.inverted().transform((right, 0.0))[0], 0.5)
         # each fit's K_MAX components (1-σ ellipse and mean), made once and moved (hidden if unused)
-        for which, color, ls in (("quadrature", COLOR_QUADRATURE, "-"), ("bound", COLOR_BOUND, "--")):
+        for which, key in (("quadrature", "mixture"), ("bound", "mixture_bound")):
             for _ in range(K_MAX):
-                arts = plot_gaussian_ellipses(self.ax, [0.0, 0.0], np.eye(2), n_sigmas=(1,), color=color)
-                arts[0].set_linestyle(ls)
+                arts = plot_gaussian_ellipses(self.ax, [0.0, 0.0], np.eye(2), n_sigmas=(1,), **style(key))
                 for a in arts:
                     a.set_visible(False)
                 self._mix[which].append(arts)
@@ -716,8 +718,8 @@ def plot_comparison(axes, comp: MixtureComparison):
     for K, ax in zip(range(1, K_MAX + 1), axes[:K_MAX]):
         artists += plot_posterior_contours(ax, grid)
         fit = comp.quadrature.fits[K - 1]
-        artists += plot_mixture(ax, fit, COLOR_QUADRATURE, "H by quadrature")
-        artists += plot_mixture(ax, comp.bound.fits[K - 1], COLOR_BOUND, "H's lower bound", linestyle="--")
+        artists += plot_mixture(ax, fit, label="H by quadrature", **style("mixture"))
+        artists += plot_mixture(ax, comp.bound.fits[K - 1], label="H's lower bound", **style("mixture_bound"))
         ax.set_title(f"K = {K}: KL = {fit.kl:.3f}")
     axes[0].legend(loc="lower right")
     artists += plot_ladder(axes[K_MAX], comp)

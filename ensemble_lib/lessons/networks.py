@@ -37,7 +37,7 @@ from ..studies.table1 import METHOD_LABELS, format_table, hmc_comparison, load_t
 from ..ui.exercises import (AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real,
                             whole_number)
 from ..ui.panel import FigurePanel
-from ..ui.plotting import COLORS, new_figure, replace_artists, save_figure
+from ..ui.plotting import COLORS, new_figure, replace_artists, save_figure, style
 from ..ui.tables import TextTable
 
 #: the demo's names a lesson-4 reader finds here (they live in :mod:`ensemble_lib.studies.network_demo`)
@@ -70,17 +70,17 @@ class _DemoPlot:
         self.hmc = hmc if hmc is not None and np.allclose(hmc["x"], x) and np.allclose(hmc["t"], t) else None
         self.hmc_lines = []
         if self.hmc is not None:
-            xg, c = self.hmc["x_grid"], COLORS["posterior"]
-            self.hmc_lines = [ax.plot(xg, self.hmc["mean"], color=c, lw=1.2, label="HMC mean (H = "
+            xg = self.hmc["x_grid"]
+            self.hmc_lines = [ax.plot(xg, self.hmc["mean"], **style("hmc", lw=1.2), label="HMC mean (H = "
                                       f"{self.hmc['n_hidden']}, adapted)")[0],
-                              ax.plot(xg, self.hmc["upper"], color=c, lw=0.8, ls="-.",
+                              ax.plot(xg, self.hmc["upper"], **style("hmc", lw=0.8, ls=":"),
                                       label="HMC ± 2 s.d.")[0],
-                              ax.plot(xg, self.hmc["lower"], color=c, lw=0.8, ls="-.")[0]]
-        (self.ens_line,) = ax.plot([], [], color=self.c_ens, lw=2, label="ensemble ⟨f(x)⟩")
+                              ax.plot(xg, self.hmc["lower"], **style("hmc", lw=0.8, ls=":"))[0]]
+        (self.ens_line,) = ax.plot([], [], **style("factor", lw=2), label="ensemble ⟨f(x)⟩")
         self.band = []
-        (self.lap_line,) = ax.plot([], [], color=self.c_lap, lw=1.5, ls="--", label="Laplace f(x, w_MP)")
-        (self.lap_hi,) = ax.plot([], [], color=self.c_lap, lw=1, ls=":", label="Laplace ± 2 s.d.")
-        (self.lap_lo,) = ax.plot([], [], color=self.c_lap, lw=1, ls=":")
+        (self.lap_line,) = ax.plot([], [], **style("laplace", lw=1.5), label="Laplace f(x, w_MP)")
+        (self.lap_hi,) = ax.plot([], [], **style("laplace", lw=1, ls=":"), label="Laplace ± 2 s.d.")
+        (self.lap_lo,) = ax.plot([], [], **style("laplace", lw=1, ls=":"))
         ax.set_xlim(-3.0, 3.0)
         ax.set_ylim(-2.5, 2.5)
         ax.set_xlabel("x")
@@ -323,8 +323,8 @@ def plot_table(ax, result: dict, title: str | None = None, hmc: dict | None = No
     if hmc is not None:
         h = hmc_comparison(result, hmc)["hmc"]
         arts.append(ax.axvspan(h["mean"] - (h["se"] or 0.0), h["mean"] + (h["se"] or 0.0),
-                               color=COLORS["posterior"], alpha=0.2, lw=0))
-        arts.append(ax.axvline(h["mean"], color=COLORS["posterior"], lw=1.5,
+                               color=COLORS["hmc"], alpha=0.2, lw=0))
+        arts.append(ax.axvline(h["mean"], **style("hmc", lw=1.5, marker="None"),
                                label="HMC (NUTS): mean ± s.e."))
     b = result["baseline_mse"]["mean"]
     arts.append(ax.axvline(b, color="0.5", ls="--", lw=1, label="predict the training mean"))
@@ -394,7 +394,7 @@ def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
     ax_bound.set_xlabel("bound F* minus the split's best ensemble bound (nats)")
     ax_bound.set_ylabel("test MSE minus HMC's" if hmc is not None else "test mean squared error")
     if hmc is not None:
-        ax_bound.axhline(0.0, color=COLORS["posterior"], lw=1)
+        ax_bound.axhline(0.0, **style("hmc", lw=1, marker="None"))
     ax_units.set_title(f"{result['dataset']}: test error by active hidden units", fontsize=9)
     ax_bound.set_title("bound against test error, every fit of every split", fontsize=9)
 

@@ -32,8 +32,8 @@ from matplotlib.ticker import MaxNLocator
 from ..core import validation as check
 from ..models.erf_network import TOY_N, TOY_NOISE_SD, TOY_V_TRUE
 from ..inference.laplace import laplace_fit
-from ..ui.plotting import (COLORS, LABELS, new_figure, nice_ceiling, plot_gaussian_ellipses,
-                           plot_posterior_contours, save_figure, update_gaussian_ellipses)
+from ..ui.plotting import (COLORS, LABELS, STYLES, new_figure, nice_ceiling, plot_gaussian_ellipses,
+                           plot_posterior_contours, save_figure, style, update_gaussian_ellipses)
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
 from ..core.progress import report
@@ -62,7 +62,7 @@ def plot_fig2(axes, fits: ToyFits, grid=None):
         artists += plot_posterior_contours(ax, grid)
         if key is not None:
             fit = getattr(fits, key)
-            artists += plot_gaussian_ellipses(ax, fit.mean, fit.cov, color=COLORS[key])
+            artists += plot_gaussian_ellipses(ax, fit.mean, fit.cov, **style(key))
             title += f": KL = {fit.kl:.2f}"
         ax.set_title(title)
         ax.label_outer()
@@ -169,12 +169,12 @@ def plot_kl_table(ax, rows: list[dict]):
     for key in ("laplace", "diagonal", "full"):
         xs = [r["alpha"] * offsets[key] for r in rows]
         ys = [r[key] for r in rows]
-        artists.append(ax.scatter(xs, ys, s=9, color=COLORS[key], alpha=0.5))
+        artists.append(ax.scatter(xs, ys, s=9, color=COLORS[key], marker=STYLES[key]["marker"], alpha=0.5))
         med = [np.median([r[key] for r in rows if r["alpha"] == a]) for a in alphas]
-        artists += ax.plot(np.array(alphas) * offsets[key], med, "-o", color=COLORS[key],
+        artists += ax.plot(np.array(alphas) * offsets[key], med, **style(key, markevery=None),
                            label=f"{LABELS[key]} (median)")
     for key, val in PAPER_KL.items():
-        artists.append(ax.axhline(val, color=COLORS[key], lw=0.8, ls=":"))
+        artists.append(ax.axhline(val, **style(key, lw=0.8, ls=":", marker="None")))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("prior precision α")
@@ -229,13 +229,12 @@ class ToyExplorer(FigurePanel):
         self._ellipses = {}
         for key in ("laplace", "diagonal", "full", "factor"):
             arts = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), n_sigmas=(1, 2),
-                                          color=COLORS[key], label=LABELS[key])
+                                          label=LABELS[key], **style(key))
             if key == "factor":
                 for a in arts[:2]:
-                    a.set_linestyle(":")
                     a.set_linewidth(2.2)
             self._ellipses[key] = arts
-        handles = [self._ellipses[k][0] for k in ("laplace", "diagonal", "full", "factor")]
+        handles = [self._ellipses[k][-1] for k in ("laplace", "diagonal", "full", "factor")]
         labels = [LABELS[k] for k in ("laplace", "diagonal", "full")] + ["KL, factor s\n(dotted)"]
         self._legend = fig.legend(handles, labels, loc="outside right upper",
                                   title="1-, 2-σ ellipses", title_fontsize=8)

@@ -21,15 +21,43 @@ from PIL import Image
 from ..core import validation as check
 from ..core.gaussian import ellipse_geometry
 
-#: One colour per approximation, used by every lesson.
-COLORS = {
-    "posterior": "0.25",
-    "laplace": "#d62728",
-    "diagonal": "#1f77b4",
-    "factor": "#9467bd",
-    "full": "#2ca02c",
-    "svi": "#ff7f0e",
+#: The Okabe–Ito palette (Okabe & Ito 2008), told apart by the common forms of colour blindness.
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
 }
+
+#: One look per method, used by every lesson and figure: a colour on the Okabe–Ito palette, and a
+#: line style and marker that tell the methods apart without colour (no two share both).
+STYLES = {
+    "posterior": dict(color=OKABE_ITO["black"], linestyle="-", marker="None"),  # the exact answer
+    "laplace": dict(color=OKABE_ITO["vermillion"], linestyle="--", marker="s"),
+    "diagonal": dict(color=OKABE_ITO["sky blue"], linestyle="-.", marker="^"),
+    "factor": dict(color=OKABE_ITO["reddish purple"], linestyle=":", marker="D"),
+    "full": dict(color=OKABE_ITO["bluish green"], linestyle="-", marker="o"),
+    "mixture": dict(color=OKABE_ITO["blue"], linestyle="-", marker="P"),  # K components, H by quadrature
+    "mixture_bound": dict(color=OKABE_ITO["reddish purple"], linestyle="--", marker="X"),  # H's lower bound
+    "svi": dict(color=OKABE_ITO["orange"], linestyle="--", marker="v"),
+    "hmc": dict(color=OKABE_ITO["black"], linestyle="-.", marker="x"),
+    "map": dict(color=OKABE_ITO["blue"], linestyle=":", marker="*"),  # the best fit w_MP
+    "moderated": dict(color=OKABE_ITO["orange"], linestyle="-.", marker="h"),
+    "data": dict(color=OKABE_ITO["black"], linestyle="None", marker="o"),
+    "custom": dict(color=OKABE_ITO["orange"], linestyle=(0, (3, 1, 1, 1, 1, 1)), marker="+"),  # a Q set by hand
+}
+#: other names of a method in :data:`STYLES`
+STYLE_ALIASES = {"exact": "posterior", "best_fit": "map", "mp": "map", "data_points": "data"}
+#: markers along a line at about this fraction of the axes' diagonal apart (matplotlib's float
+#: ``markevery``): enough to name the method, few enough not to clutter a dense curve
+MARKEVERY = 0.1
+
+#: One colour per method (derived from :data:`STYLES`).
+COLORS = {k: v["color"] for k, v in STYLES.items()}
 LABELS = {
     "laplace": "Laplace",
     "diagonal": "KL, diagonal",
@@ -49,6 +77,31 @@ _STYLE = {
     "image.cmap": "Greys",
     "svg.hashsalt": "ensemble-learning",
 }
+
+
+_KWARG_ALIASES = {"c": "color", "ls": "linestyle", "lw": "linewidth", "ms": "markersize",
+                  "mec": "markeredgecolor", "mfc": "markerfacecolor", "mew": "markeredgewidth"}
+
+
+def style(method: str, **overrides) -> dict:
+    """Matplotlib keyword arguments drawing ``method``'s line (:data:`STYLES`): colour, line style,
+    marker (every :data:`MARKEVERY` of the axes' diagonal), updated by ``overrides``.
+
+    ``ax.plot(x, y, **style("laplace"))``; ``style("laplace", marker="None")`` for a line without
+    markers. Short names in ``overrides`` (``ls``, ``c``, ``lw`` …) replace the long ones, so they
+    never reach matplotlib twice. ``method`` is a key of :data:`STYLES` or :data:`STYLE_ALIASES`.
+
+    A line whose data are all NaN cannot be drawn with a fractional ``markevery`` (matplotlib
+    fails on it): give such a line ``markevery=None``.
+    """
+    key = STYLE_ALIASES.get(method, method)
+    if key not in STYLES:
+        raise ValueError(f"method must be one of {sorted(STYLES) + sorted(STYLE_ALIASES)}, got {method!r}")
+    kw = dict(STYLES[key], markevery=MARKEVERY)
+    for k, v in overrides.items():
+        kw[_KWARG_ALIASES.get(k, k)] = v
+    return kw
+
 
 
 def set_style() -> None:
@@ -242,21 +295,29 @@ def _gaussian_2d(mean, cov, n_sigmas) -> tuple[np.ndarray, tuple]:
     return mean, n_sigmas
 
 
-def plot_gaussian_ellipses(ax, mean, cov, n_sigmas=(1, 2, 3), color="C0", label=None, **kwargs):
-    """The 1-, 2-, 3-σ ellipses of a 2-D Gaussian, plus a dot at its mean.
+def plot_gaussian_ellipses(ax, mean, cov, n_sigmas=(1, 2, 3), color="C0", label=None, *,
+                           linestyle="-", marker="o", linewidth=1.6, **kwargs):
+    """The 1-, 2-, 3-σ ellipses of a 2-D Gaussian, plus a marker at its mean.
 
     ``mean`` (2,) finite, ``cov`` (2, 2) symmetric positive definite, ``n_sigmas`` numbers > 0.
+    Every ellipse is drawn in ``linestyle`` (the 1-σ one ``linewidth`` wide, the others thinner)
+    and the mean in ``marker``, so ``**style(method)`` tells methods apart without colour. The
+    ``label`` goes on the mean's marker, drawn with the line style: a legend shows both.
+    Other line keywords of :func:`style` (``markevery``) are accepted and ignored.
     """
     mean, n_sigmas = _gaussian_2d(mean, cov, n_sigmas)
+    kwargs.pop("markevery", None)
+    linewidth = kwargs.pop("lw", linewidth)
+    linestyle = kwargs.pop("ls", linestyle)
     artists = []
     for i, ns in enumerate(n_sigmas):
         w, h, ang = ellipse_geometry(cov, ns)
         e = Ellipse(mean, w, h, angle=ang, fill=False, edgecolor=color,
-                    linewidth=kwargs.get("linewidth", 1.6) * (1.0 if i == 0 else 0.7),
-                    linestyle="-" if i == 0 else "--", label=label if i == 0 else None)
+                    linewidth=linewidth * (1.0 if i == 0 else 0.7), linestyle=linestyle)
         ax.add_patch(e)
         artists.append(e)
-    artists.extend(ax.plot([mean[0]], [mean[1]], "o", color=color, markersize=3.5))
+    artists.extend(ax.plot([mean[0]], [mean[1]], color=color, linestyle=linestyle, marker=marker,
+                           markersize=kwargs.pop("markersize", 4.0), linewidth=linewidth, label=label))
     return artists
 
 

@@ -1,15 +1,20 @@
 """Plot helpers take an ax, draw on it, and return the artists they made."""
 
+import itertools
 import math
 
+import matplotlib as mpl
 import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from matplotlib.colors import to_hex, to_rgba
+from matplotlib.markers import MarkerStyle
+from matplotlib.patches import Ellipse
 
-from ensemble_lib.ui.plotting import (NICE_MANTISSAS, annotate_kl, figure_png, new_figure, nice_ceiling,
-                                       nice_range, plot_gaussian_ellipses, plot_posterior_contours,
-                                       update_gaussian_ellipses)
+from ensemble_lib.ui.plotting import (COLORS, NICE_MANTISSAS, OKABE_ITO, STYLES, annotate_kl, figure_png,
+                                       new_figure, nice_ceiling, nice_range, plot_gaussian_ellipses,
+                                       plot_posterior_contours, style, update_gaussian_ellipses)
 from ensemble_lib.models.toy import make_posterior
 
 
@@ -75,3 +80,126 @@ def test_nice_range_on_a_log_axis_and_its_steps():
 def test_nice_helpers_refuse_bad_input_naming_it(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ---------------------------------------------------------------------------
+# Readable without colour (issue 34, item 4): one look per method
+# ---------------------------------------------------------------------------
+
+#: Okabe & Ito (2008), "Color universal design": the eight colours, as published
+PUBLISHED_OKABE_ITO = {"#000000", "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7"}
+_NAMED_LINESTYLES = {"solid": "-", "dashed": "--", "dashdot": "-.", "dotted": ":",
+                     "none": "None", " ": "None", "": "None"}
+
+
+def _dashes(ls):
+    """A line style as a comparable value: named styles to their short form, dash tuples as tuples."""
+    if isinstance(ls, str):
+        return _NAMED_LINESTYLES.get(ls.lower(), ls)
+    offset, seq = ls
+    return (float(offset), tuple(float(x) for x in seq) if seq is not None else None)
+
+
+def _marker(m):
+    return "None" if m in (None, "", " ", "none", "None") else MarkerStyle(m).get_marker()
+
+
+def _told_apart_only_by_colour(styles: dict) -> list[tuple[str, str]]:
+    """The pairs of methods whose line style and marker are both the same."""
+    look = {k: (_dashes(v["linestyle"]), _marker(v["marker"])) for k, v in styles.items()}
+    return [(a, b) for a, b in itertools.combinations(look, 2) if look[a] == look[b]]
+
+
+def _off_palette(colors: dict) -> dict:
+    return {k: c for k, c in colors.items() if to_hex(c) not in PUBLISHED_OKABE_ITO}
+
+
+def test_every_method_differs_from_every_other_in_line_style_or_marker():
+    assert len(STYLES) >= 10
+    for key in ("posterior", "laplace", "diagonal", "factor", "full", "mixture", "svi", "hmc", "map", "data"):
+        assert key in STYLES
+    assert _told_apart_only_by_colour(STYLES) == []
+    # the check can fail: Laplace drawn like the full fit, in its own colour, is caught
+    like_full = {**STYLES, "laplace": {**STYLES["full"], "color": STYLES["laplace"]["color"]}}
+    assert _told_apart_only_by_colour(like_full) == [("laplace", "full")]
+    # ... and so is a named alias of the same line style
+    alias = {"a": dict(linestyle="dashed", marker="o"), "b": dict(linestyle="--", marker="o")}
+    assert _told_apart_only_by_colour(alias) == [("a", "b")]
+
+
+def test_the_palette_is_okabe_ito_and_colors_follow_styles():
+    assert {to_hex(c) for c in OKABE_ITO.values()} == PUBLISHED_OKABE_ITO
+    assert _off_palette({k: v["color"] for k, v in STYLES.items()}) == {}
+    assert COLORS == {k: v["color"] for k, v in STYLES.items()}
+    # the check can fail: matplotlib's default red and green (the old Laplace and full KL) are refused
+    assert set(_off_palette({"laplace": "#d62728", "full": "#2ca02c", "ok": "#D55E00"})) == {"laplace", "full"}
+
+
+def test_style_gives_line_keywords_with_overrides_under_their_long_names():
+    kw = style("laplace", lw=2, ls=":")
+    assert kw == dict(color=STYLES["laplace"]["color"], linestyle=":", marker=STYLES["laplace"]["marker"],
+                      markevery=kw["markevery"], linewidth=2)
+    assert style("exact") == style("posterior")
+    fig, ax = new_figure()
+    (line,) = ax.plot(np.linspace(0, 1, 200), np.linspace(0, 1, 200), **style("svi"), label="svi")
+    assert (line.get_linestyle(), line.get_marker()) == ("--", "v")
+    assert line.get_markevery() is not None  # markers along a dense curve, not at all 200 points
+    figure_png(fig)
+    with pytest.raises(ValueError, match="method must be one of"):
+        style("nonsense")
+
+
+def test_ellipses_take_the_methods_line_style_and_mark_the_mean_with_its_marker():
+    fig, ax = new_figure()
+    arts = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), n_sigmas=(1, 2), label="Laplace", **style("laplace"))
+    ellipses, (mean,) = arts[:2], arts[2:]
+    assert all(_dashes(e.get_linestyle()) == "--" and e.get_edgecolor() == to_rgba(COLORS["laplace"])
+               for e in ellipses)
+    assert (mean.get_marker(), mean.get_linestyle()) == ("s", "--")
+    # the legend's entry is the mean's marker drawn with the line style: both show
+    handles, labels = ax.get_legend_handles_labels()
+    assert labels == ["Laplace"] and handles[0] is mean
+
+
+def _assert_drawn_in_style(ellipse: Ellipse, mean, key: str):
+    want = STYLES[key]
+    assert ellipse.get_edgecolor() == to_rgba(want["color"]), key
+    assert _dashes(ellipse.get_linestyle()) == _dashes(want["linestyle"]), key
+    assert _marker(mean.get_marker()) == _marker(want["marker"]), key
+
+
+def test_a_lessons_figures_draw_each_method_in_its_style():
+    """Fig. 2 (ellipses) and the KL-against-α plot (lines) of lesson 1, artist by artist."""
+    from ensemble_lib.inference.toy_fits import fit_all
+    from ensemble_lib.lessons.toy_posterior import plot_fig2, plot_kl_table
+
+    post = make_posterior(0)
+    fig, axes = new_figure(nrows=2, ncols=2)
+    plot_fig2(axes, fit_all(post), grid=post.grid(n=31))
+    for ax, key in zip(np.ravel(axes)[1:], ("laplace", "diagonal", "full")):
+        ellipses = [p for p in ax.patches if isinstance(p, Ellipse)]
+        means = [ln for ln in ax.lines if len(ln.get_xdata()) == 1]
+        assert len(ellipses) == 3 and len(means) == 1
+        for e in ellipses:
+            _assert_drawn_in_style(e, means[0], key)
+    # the check can fail: the old look (every method solid, a dot at the mean) is not Laplace's
+    fig2, ax2 = new_figure()
+    old = plot_gaussian_ellipses(ax2, [0.0, 0.0], np.eye(2), color=COLORS["laplace"])
+    with pytest.raises(AssertionError):
+        _assert_drawn_in_style(old[0], old[-1], "laplace")
+
+    rows = [{"alpha": a, "seed": s, "laplace": 40.0 + s, "diagonal": 4.0 + s, "full": 1.0 + s}
+            for a in (0.1, 1.0) for s in range(3)]
+    fig, ax = new_figure()
+    plot_kl_table(ax, rows)
+    medians = {ln.get_label(): ln for ln in ax.lines if not ln.get_label().startswith("_")}
+    assert len(medians) == 3
+    looks = set()
+    for key, label in (("laplace", "Laplace"), ("diagonal", "KL, diagonal"), ("full", "KL, full")):
+        ln = medians[f"{label} (median)"]
+        assert to_rgba(ln.get_color()) == to_rgba(STYLES[key]["color"])
+        assert (_dashes(ln.get_linestyle()), _marker(ln.get_marker())) == (
+            _dashes(STYLES[key]["linestyle"]), _marker(STYLES[key]["marker"]))
+        looks.add((ln.get_linestyle(), ln.get_marker()))
+    assert len(looks) == 3  # told apart in grey, too
+    assert mpl.colors.to_hex(medians["Laplace (median)"].get_color()) == "#d55e00"
