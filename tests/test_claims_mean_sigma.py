@@ -32,7 +32,8 @@ def test_evidence_is_finite_for_n_at_least_2_and_matches_its_closed_form():
 
 
 def test_likelihood_section_peaks_at_sigma_n_and_evidence_at_sigma_n1():
-    sentence(NB, "A vertical section at $\\mu=\\bar x$\npeaks at $\\sigma_N$; the evidence for $\\sigma$ (μ marginalised) peaks at $\\sigma_{N-1}$")
+    sentence(NB, "A vertical section at $\\mu=\\bar x$\npeaks at $\\sigma_N$; the evidence for $\\sigma$ "
+                 "(μ marginalised) peaks at $\\sigma_{N-1}$")
     for m in (FIG1, MacKayGaussian(3, -1.0, 2.5)):
         lik = optimize.minimize_scalar(lambda u: -m.log_likelihood(m.xbar, math.exp(u)), bracket=(-2, 0), tol=1e-12)
         ev = optimize.minimize_scalar(lambda u: -m.log_evidence_sigma(math.exp(u)), bracket=(-2, 0), tol=1e-12)
@@ -52,7 +53,8 @@ def test_student_t_marginal_is_heavier_tailed_than_a_gaussian():
 
 @pytest.mark.parametrize("N", [2, 5, 50])
 def test_error_shrinks_by_exactly_1_over_n_per_sweep(N):
-    sentence(NB, "The error therefore\nshrinks by a factor $N$ every sweep — fast for large $N$, slowest ($\\times\\tfrac12$) at $N=2$")
+    sentence(NB, "The error therefore\nshrinks by a factor $N$ every sweep — fast for large $N$, "
+                 "slowest ($\\times\\tfrac12$) at $N=2$")
     run = MacKayGaussian(N, 0.0, 1.7).ensemble_iterations(3.0, 4)
     v = 1 / run.beta_bar
     v_star = 1.7 / (N - 1)  # (19), written out
@@ -96,7 +98,8 @@ def test_where_it_opens_the_first_sweep_lies_above_both_limits():
     run = MacKayGaussian(ml.DEFAULTS["N"], ml.DEFAULTS["xbar"], ml.DEFAULTS["S"]).ensemble_iterations(
         ml.DEFAULTS["beta0"], 40)
     v = 1 / run.beta_bar
-    v1, mackay, conj = v[ml.DEFAULTS["k"]], ml.DEFAULTS["S"] / (ml.DEFAULTS["N"] - 1), ml.DEFAULTS["S"] / ml.DEFAULTS["N"]
+    N, S = ml.DEFAULTS["N"], ml.DEFAULTS["S"]
+    v1, mackay, conj = v[ml.DEFAULTS["k"]], S / (N - 1), S / N
     assert f"= {v1:.6g}," in said and f"= {mackay:.6g}," in said and f"= {conj:.6g};" in said
     assert v1 > mackay > conj
     assert np.all(np.diff(v) <= 0) and np.all(v >= mackay)  # approached from above

@@ -679,7 +679,9 @@ def _check_q2(alpha_update, alpha_update_printed):
 
 def _wrong_q2(ns):
     # the two swapped: the printed (31) taken as the right one, and the ½ dropped from the other
-    right = lambda m, C, a, b: (len(m) / 2 + a) / ((m @ m + np.trace(C)) / 2 + 1 / b)
+    def right(m, C, a, b):
+        return (len(m) / 2 + a) / ((m @ m + np.trace(C)) / 2 + 1 / b)
+
     return {"alpha_update": lambda m, C, a, b: (len(m) / 2 + a) / (m @ m + np.trace(C) + 1 / b),
             "alpha_update_printed": right}
 

@@ -529,11 +529,12 @@ def table_sentences(rows: list[dict]) -> str:
     ful = np.array([r["full"] for r in rows])
     held = int(np.sum((lap > dia) & (dia > ful)))
     fits = np.concatenate([dia, ful])
+    below = "all below" if dia.max() < PAPER_KL["diagonal"] and ful.max() < PAPER_KL["full"] else "not all below"
     return (f"The ordering Laplace > diagonal > full holds on {held} of the {len(rows)} data sets in the table; "
             f"Laplace's KL runs from {lap.min():.3g} to {lap.max():.3g} nats, at least {np.min(lap / dia):.2f} "
             f"times the diagonal fit's. The KL fits stay between {fits.min():.2f} and {fits.max():.2f} nats "
             f"(diagonal {dia.min():.2f}–{dia.max():.2f}, full {ful.min():.2f}–{ful.max():.2f}), "
-            f"{'all below' if dia.max() < PAPER_KL['diagonal'] and ful.max() < PAPER_KL['full'] else 'not all below'} the "
+            f"{below} the "
             f"paper's {PAPER_KL['diagonal']:g} / {PAPER_KL['full']:g}.")
 
 
