@@ -133,3 +133,11 @@ def test_readout_says_why_when_the_error_stops_shrinking_or_the_start_is_the_fix
     st = panel.compute(**{**panel.values(), "beta0": 1.0})  # N = 2, S = 1: 1/β̄₀ = S/(N − 1)
     assert "already the fixed point" in ml.story_notes(st)[0]
     assert "already the fixed point" in panel.format_readout(st)
+
+
+def test_occam_factor_grows_with_sigma():
+    sentence(NB, "The last term, the Occam factor, grows with $\\sigma$")
+    s = np.linspace(0.1, 3, 50)
+    occam = FIG1.log_evidence_sigma(s) - (FIG1.log_likelihood(FIG1.xbar, s))  # (14) minus the best fit
+    assert np.all(np.diff(occam) > 0)
+    assert np.allclose(occam, np.log(np.sqrt(2 * np.pi) * s / np.sqrt(FIG1.N)), atol=1e-12)
