@@ -302,7 +302,7 @@ class EnsembleState:
 
 #: fixed y-ranges of the panel's log plots (cover every slider value)
 _ERR_YLIM = (_FLOOR / 3, 1e6)
-_KL_YLIM = (3e-3, 3e3)
+_KL_YLIM = (3e-3, 3e4)
 
 
 class EnsemblePanel(FigurePanel):
