@@ -117,3 +117,15 @@ def test_readout_says_why_laplace_evidence_overshoots_the_exact_one(comp):
     assert comp.evidence.log_evidence[-1] > comp.evidence.log_evidence_exact[-1]
     assert "not a lower bound" in panel.format_readout(last)
     assert bl.iteration_notes(panel.compute("ensemble", 0)) == []  # where the panel opens: the story holds
+
+
+def test_the_printed_31_roughly_halves_alpha_bar(comp):
+    """Exercise 2's solution says the printed −α‖w‖² of (31) would roughly halve ᾱ (a solution comment)."""
+    run = comp.ensemble
+    ww = run.mean @ run.mean + np.trace(run.cov)
+    k = comp.posterior.dim
+    right = (k / 2 + PRIOR.a) / (ww / 2 + 1 / PRIOR.b)
+    printed = (k / 2 + PRIOR.a) / (ww + 1 / PRIOR.b)
+    R, _ = bl.gamma_updates(comp.posterior, run.mean, run.cov, PRIOR)
+    assert R.mean == pytest.approx(right, rel=1e-12)
+    assert 0.45 < printed / right < 0.55

@@ -141,3 +141,13 @@ def test_occam_factor_grows_with_sigma():
     occam = FIG1.log_evidence_sigma(s) - (FIG1.log_likelihood(FIG1.xbar, s))  # (14) minus the best fit
     assert np.all(np.diff(occam) > 0)
     assert np.allclose(occam, np.log(np.sqrt(2 * np.pi) * s / np.sqrt(FIG1.N)), atol=1e-12)
+
+
+def test_q_sigma_is_narrower_by_the_factor_n_minus_1_over_n():
+    """Exercise 4's solution says Var_Q[β] / Var_P[β] = (N − 1)/N (a comment in a solution cell)."""
+    for N, S in ((5, 1.0), (3, 2.0), (20, 0.4)):
+        m = MacKayGaussian(N, 0.0, S)
+        it = m.ensemble_iterations(1.0, 60)[-1]
+        exact = stats.gamma((N - 1) / 2, scale=2 / S)  # β | D, written out
+        assert it.b ** 2 * it.c / exact.var() == pytest.approx((N - 1) / N, rel=1e-9)
+        assert m.marginal_beta().var() == pytest.approx(exact.var(), rel=1e-12)
