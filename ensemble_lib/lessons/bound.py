@@ -118,6 +118,16 @@ def bound_decomposition(post, mean, cov) -> BoundDecomposition:
                               float(F), float(log_ev - F))
 
 
+def decomposition_table(post, fits: ToyFits, keys=("laplace", "diagonal", "full")) -> Table:
+    """ln P(D) = F[Q] + KL(Q‖P) for each fit (:func:`bound_decomposition`), one row per fit."""
+    rows = []
+    for key in keys:
+        fit = getattr(fits, key)
+        d = bound_decomposition(post, fit.mean, fit.cov)
+        rows.append((key, f"{d.log_evidence:.4f}", f"{d.bound:.4f}", f"{d.kl:.4f}"))
+    return Table(("Q", "ln P(D)", "F[Q]", "KL(Q‖P)"), rows, widths=(-9, 9, 10, 9))
+
+
 def plot_bound_bars(ax, log_evidence: float, entries: dict):
     """Fig. 1 as bars: for each Q, a bar from F[Q] up to ln P(D); its height is KL(Q‖P).
 
