@@ -38,7 +38,9 @@ import numpy as np
 
 from ..core import validation as check
 from ..inference.evidence import EvidenceGrid, EvidenceRun, evidence_grid, evidence_reestimation
-from ..inference.hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters
+from ..inference.hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters, gamma_updates
+from ..models.linear import LinearGaussianPosterior
+from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, real
 from ..ui.plotting import (COLORS, LABELS, new_figure, plot_gaussian_ellipses, save_figure, style,
                            plot_posterior_contours, update_gaussian_ellipses)
 from ..models.toy import PosteriorGrid, ToyPosterior
@@ -46,6 +48,7 @@ from ..models.toy import PAPER_PRESET, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
 from ..core.progress import report
 from ..ui.panel import FigurePanel
+from ..ui.tables import Table
 
 #: Largest |correlation| offered by the slider (Q stays positive definite).
 RHO_MAX = 0.999
@@ -115,6 +118,16 @@ def bound_decomposition(post, mean, cov) -> BoundDecomposition:
     log_ev = post.log_evidence
     return BoundDecomposition(np.asarray(mean, float), np.asarray(cov, float), float(log_ev),
                               float(F), float(log_ev - F))
+
+
+def decomposition_table(post, fits: ToyFits, keys=("laplace", "diagonal", "full")) -> Table:
+    """ln P(D) = F[Q] + KL(Q‖P) for each fit (:func:`bound_decomposition`), one row per fit."""
+    rows = []
+    for key in keys:
+        fit = getattr(fits, key)
+        d = bound_decomposition(post, fit.mean, fit.cov)
+        rows.append((key, f"{d.log_evidence:.4f}", f"{d.bound:.4f}", f"{d.kl:.4f}"))
+    return Table(("Q", "ln P(D)", "F[Q]", "KL(Q‖P)"), rows, widths=(-9, 9, 10, 9))
 
 
 def plot_bound_bars(ax, log_evidence: float, entries: dict):
@@ -267,9 +280,13 @@ class BoundPanel(FigurePanel):
         self.follow_range(self.bx, y=rng)
 
     def format_readout(self, state: BoundDecomposition) -> str:
+        note = ""
+        if state.kl < self.fits.full.kl - 1e-9:
+            note = (f"<p>Why your Q beats the full-KL fit ({state.kl:.6f} &lt; {self.fits.full.kl:.6f}): the fit "
+                    "stopped short of the optimum; the lesson's 'tightest bound in its family' assumes it did not.</p>")
         return (
             f"ln P(D | α, β) = {state.log_evidence:.6f} (exact) &nbsp; = &nbsp; "
-            f"F[Q] = {state.bound:.6f} &nbsp; + &nbsp; KL(Q‖P) = {state.kl:.6f}"
+            f"F[Q] = {state.bound:.6f} &nbsp; + &nbsp; KL(Q‖P) = {state.kl:.6f}" + note
         )
 
 
@@ -298,6 +315,30 @@ class HyperparameterComparison:
         return [{"method": m, "alpha": a, "beta": b,
                  "log_evidence": float(post.with_hyperparameters(alpha=a, beta=b).log_evidence)}
                 for m, a, b in rows]
+
+    def results_table(self) -> Table:
+        """:meth:`table` as a :class:`~ensemble_lib.ui.tables.Table` (HTML in a notebook; its text is
+        :meth:`format_table`'s)."""
+        return Table(("method", "alpha", "beta", "ln P(D|a,b)"),
+                     [(r["method"], f"{r['alpha']:.4g}", f"{r['beta']:.4g}", f"{r['log_evidence']:.4f}")
+                      for r in self.table()], widths=(-34, 9, 9, 12))
+
+    def ensemble_table(self) -> Table:
+        """The ensemble run (full Q), one row per iteration: ᾱ, β̄, F[Q,R,S], F[Q], KL and ln P(D | ᾱ, β̄)."""
+        run = self.ensemble
+        return Table(("it", "alpha", "beta", "F[Q,R,S]", "F[Q]", "KL(Q||P)", "ln P(D|a,b)"),
+                     [(f"{i}", f"{run.alpha[i]:.4g}", f"{run.beta[i]:.4g}", f"{run.bound[i]:.4f}",
+                       f"{run.bound_q[i]:.4f}", f"{run.kl[i]:.4f}", f"{run.log_evidence[i]:.4f}")
+                      for i in range(run.n_iter)], widths=(3, 9, 9, 10, 9, 9, 11))
+
+    def evidence_table(self) -> Table:
+        """MacKay's run, one row per iteration: α, β, γ, the Laplace evidence (20), its log Occam factor
+        and the exact ln P(D | α, β)."""
+        ev = self.evidence
+        return Table(("it", "alpha", "beta", "gamma", "Laplace (20)", "log Occam", "exact"),
+                     [(f"{i}", f"{ev.alpha[i]:.4g}", f"{ev.beta[i]:.4g}", f"{ev.gamma[i]:.4f}",
+                       f"{ev.log_evidence[i]:.4f}", f"{ev.log_occam[i]:.4f}", f"{ev.log_evidence_exact[i]:.4f}")
+                      for i in range(ev.n_iter)], widths=(3, 9, 9, 7, 12, 10, 9))
 
     def format_table(self) -> str:
         """The table as fixed-precision text (4 significant digits)."""
@@ -545,11 +586,29 @@ class HyperIterationPanel(FigurePanel):
                      f"KL(Q‖P) = {run.kl[i]:.5f}")
         else:
             extra = f"γ = {run.gamma[i]:.4f}, Laplace ln P(D) (20) = {run.log_evidence[i]:.5f}"
-        return html.escape(
+        text = html.escape(
             f"iteration {i} of {run.n_iter - 1}: α = {s.alpha:.5g}, β = {s.beta:.5g}; "
             f"exact ln P(D|α,β) = {(run.log_evidence if s.method == 'ensemble' else run.log_evidence_exact)[i]:.5f}; "
             + extra
         )
+        return text + "".join(f"<p>{html.escape(line)}</p>" for line in iteration_notes(s))
+
+
+def iteration_notes(s: IterationState) -> list[str]:
+    """Readout lines where the iteration panel shows something the lesson's bounds would not lead one
+    to expect: MacKay's Laplace evidence (20) above the exact ln P(D | α, β) (an approximation, not a
+    bound, so nothing stops it overshooting), or falling from one iteration to the next."""
+    notes = []
+    if s.method == "evidence":
+        run, i = s.run, s.i
+        if run.log_evidence[i] > run.log_evidence_exact[i]:
+            notes.append(f"Why Laplace's ln P(D) ({run.log_evidence[i]:.5f}) is above the exact one "
+                         f"({run.log_evidence_exact[i]:.5f}): (20) is an approximation, not a lower bound, so it "
+                         "can overshoot; the ensemble's bounds never do.")
+        if i > 0 and run.log_evidence[i] < run.log_evidence[i - 1] - 1e-9:
+            notes.append("Why Laplace's ln P(D) fell at this step: MacKay's re-estimation is a fixed-point "
+                         "scheme, not an ascent of any objective.")
+    return notes
 
 
 # ---------------------------------------------------------------------------
@@ -579,3 +638,128 @@ def write_figures(outdir) -> list[Path]:
     comp = compare_hyperparameters()
     p2 = save_figure(trajectories_figure(comp), outdir / "hyperparameter_trajectories.png")
     return [p1, p2]
+
+
+# ---------------------------------------------------------------------------
+# The exercises (ensemble_lib.ui.exercises): checks that answer back with a hint
+# ---------------------------------------------------------------------------
+
+#: the lesson's hyperprior (Barber & Bishop's broad Boston choice) and Gaussians the checks try
+BOSTON_PRIOR = GammaHyperprior(a=0.25, b=400.0, c=0.05, d=2000.0)
+_Q_CASES = ((np.array([0.2, -1.4]), np.array([[0.01, -0.02], [-0.02, 0.3]])),
+            (np.array([-0.5, 0.3]), np.diag([0.2, 0.05])), (np.array([1.0, 2.0, -1.0]), 0.1 * np.eye(3)))
+_PRIORS = (BOSTON_PRIOR, GammaHyperprior(a=2.0, b=0.5, c=1.0, d=1.0))
+
+
+def _check_q1(ex1_panel, can_beat_full):
+    if not isinstance(ex1_panel, BoundPanel):
+        raise AnswerError(f"ex1_panel must be a BoundPanel, got {type(ex1_panel).__name__}")
+    beat = boolean("can_beat_full", can_beat_full)
+    lap = ex1_panel.fits.laplace
+    v = ex1_panel.values()
+    if abs(v["mean_u"] - lap.mean[0]) > 0.011 or abs(v["mean_v"] - lap.mean[1]) > 0.011:
+        return ("keep Q's mean at Laplace's mode: snap the panel to Laplace (ex1_panel.snap(\"laplace\")), "
+                "then move only the s.d. of v and the correlation.")
+    st = ex1_panel.compute(**v)
+    if not st.kl < 0.5 * lap.kl:
+        return (f"KL is {st.kl:.3g} nats, Laplace's is {lap.kl:.3g}: shrink the s.d. of v further and bring "
+                "the correlation towards 0 until KL is below half of Laplace's.")
+    if beat:
+        return ("the full-KL fit minimises KL over every Gaussian the sliders can make: snap to 'KL, full' "
+                "and try; does any slider move lower its KL?")
+    return None
+
+
+def _wrong_q1(ns):
+    panel = BoundPanel(ns["post"])  # opens at the full-KL fit: not at Laplace's mode
+    return {"ex1_panel": panel, "can_beat_full": True}
+
+
+def _check_q2(alpha_update, alpha_update_printed):
+    f = function("alpha_update", alpha_update, "alpha_update(w_bar, C, a, b)")
+    g = function("alpha_update_printed", alpha_update_printed, "alpha_update_printed(w_bar, C, a, b)")
+    for m, C in _Q_CASES:
+        ww = float(m @ m + np.trace(C))
+        for prior in _PRIORS:
+            R, _ = gamma_updates(_alpha_part(len(m)), m, C, prior, expected_data_error=0.0)
+            if not close(real("alpha_update(...)", f(m, C, prior.a, prior.b)), R.mean, 1e-9):
+                return ("collect the α terms of (35): (k/2 + a − 1) ln α − α[½(‖w̄‖² + Tr C) + 1/b] is the log of "
+                        "a Gamma of shape r and scale s; its mean is r s.")
+            printed = (len(m) / 2 + prior.a) / (ww + 1 / prior.b)  # the printed −α‖w‖² of (31)
+            if not close(real("alpha_update_printed(...)", g(m, C, prior.a, prior.b)), printed, 1e-9):
+                return "redo the same collection with the printed ln p(w|α) = −α‖w‖² + (k/2) ln α: what doubles?"
+    return None
+
+
+def _wrong_q2(ns):
+    # the two swapped: the printed (31) taken as the right one, and the ½ dropped from the other
+    def right(m, C, a, b):
+        return (len(m) / 2 + a) / ((m @ m + np.trace(C)) / 2 + 1 / b)
+
+    return {"alpha_update": lambda m, C, a, b: (len(m) / 2 + a) / (m @ m + np.trace(C) + 1 / b),
+            "alpha_update_printed": right}
+
+
+def _alpha_part(k):
+    """A posterior of ``k`` weights for :func:`gamma_updates`' α update, which reads only k (its β
+    update, given ⟨E_D⟩ = 0 here, is not used)."""
+    return LinearGaussianPosterior(np.eye(k), np.zeros(k), 1.0, 1.0)
+
+
+def _flat_case():
+    rng = np.random.default_rng(29)
+    X = rng.normal(size=(40, 3))
+    y = X @ np.array([0.8, -0.3, 0.0]) + 0.4 * rng.normal(size=40)
+    return LinearGaussianPosterior(X, y, 1.0, 1.0)
+
+
+def _check_q3(alpha_em, same_fixed_point):
+    f = function("alpha_em", alpha_em, "alpha_em(w_bar, C)")
+    same = boolean("same_fixed_point", same_fixed_point)
+    flat = GammaHyperprior(1e-12, 1e12, 1e-12, 1e12)
+    for m, C in _Q_CASES:
+        R, _ = gamma_updates(_alpha_part(len(m)), m, C, flat, expected_data_error=0.0)
+        if not close(real("alpha_em(...)", f(m, C)), R.mean, 1e-6):
+            return ("let a → 0 and b → ∞ in ᾱ = (k/2 + a)/(½(‖w̄‖² + Tr C) + 1/b): Q's covariance stays in "
+                    "⟨‖w‖²⟩ = ‖w̄‖² + Tr C.")
+    lin = _flat_case()
+    ens = fit_hyperparameters(lin, flat, tol=1e-12, max_iter=2000)
+    mk = evidence_reestimation(lin, tol=1e-12)
+    agree = close(ens.alpha_final, mk.alpha_final, 1e-6) and close(ens.beta_final, mk.beta_final, 1e-6)
+    if same != agree:
+        return ("run fit_hyperparameters with the flat GammaHyperprior(1e-12, 1e12, 1e-12, 1e12) and "
+                "evidence_reestimation on a LinearGaussianPosterior and compare their final α and β.")
+    return None
+
+
+def _wrong_q3(ns):
+    return {"alpha_em": lambda m, C: len(m) / (m @ m), "same_fixed_point": False}  # Tr C forgotten
+
+
+def _check_q4(ex4_panel, ensemble_alpha_larger):
+    if not isinstance(ex4_panel, HyperIterationPanel):
+        raise AnswerError(f"ex4_panel must be a HyperIterationPanel, got {type(ex4_panel).__name__}")
+    larger = boolean("ensemble_alpha_larger", ensemble_alpha_larger)
+    v = ex4_panel.values()
+    comp = ex4_panel.comp
+    if v["method"] != "evidence" or v["iteration"] != comp.evidence.n_iter - 1:
+        return "leave the panel on MacKay's method at its last iteration (the slider's right end)."
+    if larger != (comp.ensemble.alpha_final > comp.grid.alpha_max):
+        return ("compare the ensemble's final ᾱ (the panel's last ensemble iteration) with the exact "
+                "maximiser's α in the table of §4.")
+    return None
+
+
+def _wrong_q4(ns):
+    panel = HyperIterationPanel(ns["comp"])  # left at iteration 0 of the ensemble
+    return {"ex4_panel": panel, "ensemble_alpha_larger": not (ns["comp"].ensemble.alpha_final
+                                                              > ns["comp"].grid.alpha_max)}
+
+
+#: lesson 3's exercises (the notebook's ``check("q1")``; otter's tests call the same checks)
+EXERCISES = ExerciseSet("03_bound_and_hyperparameters.ipynb", (
+    Exercise("q1", ("ex1_panel", "can_beat_full"), _check_q1, _wrong_q1, uses_panel="bound_panel"),
+    Exercise("q2", ("alpha_update", "alpha_update_printed"), _check_q2, _wrong_q2),
+    Exercise("q3", ("alpha_em", "same_fixed_point"), _check_q3, _wrong_q3),
+    Exercise("q4", ("ex4_panel", "ensemble_alpha_larger"), _check_q4, _wrong_q4, uses_panel="iteration_panel"),
+))

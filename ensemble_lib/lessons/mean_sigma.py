@@ -31,13 +31,16 @@ from ..ui.plotting import COLORS, new_figure, save_figure
 from ..ui.exercises import (AnswerError, Exercise, ExerciseSet, boolean, close, function,
                              function_values, real, whole_number)
 from ..ui.panel import FigurePanel
+from ..ui.tables import Table
 
 #: Slider ranges of :class:`EnsemblePanel` (every value gives finite results). The sweeps reach 60:
 #: exercise 1 asks for the ~40 sweeps N = 2 needs from β̄₀ = 100 to an error of 1e-12.
 K_RANGE = (0, 60)
 N_RANGE = (2, 50)
 XBAR_RANGE = (-3.0, 3.0)
-S_RANGE = (0.05, 20.0)
+#: S's log slider steps by 0.05 in log10 S from log10(0.01) = −2, so S = 1 (the text's Fig. 1
+#: value) is a grid point: the slider shows and holds exactly 1, not its neighbour 0.998.
+S_RANGE = (0.01, 100.0)
 BETA0_RANGE = (0.01, 100.0)
 #: Fig. 1's data set and the start used by the static iteration figure.
 DEFAULTS = {"k": 1, "N": FIG1.N, "xbar": FIG1.xbar, "S": FIG1.S, "beta0": 1.0}
@@ -299,7 +302,7 @@ class EnsembleState:
 
 #: fixed y-ranges of the panel's log plots (cover every slider value)
 _ERR_YLIM = (_FLOOR / 3, 1e6)
-_KL_YLIM = (3e-3, 3e3)
+_KL_YLIM = (3e-3, 3e4)
 
 
 class EnsemblePanel(FigurePanel):
@@ -411,7 +414,45 @@ class EnsemblePanel(FigurePanel):
             ("KL(Q_k‖P)", f"{it.kl:.6g}"),
             ("ln P(D)", f"{st.run.log_evidence:.6g}"),
         ]
-        return self.readout_table(rows)
+        return self.readout_table(rows) + "".join(f"<p>{line}</p>" for line in story_notes(st))
+
+
+#: a relative error below this is rounding (double precision), not the iteration's 1/N contraction
+ROUNDING_FLOOR = 1e-13
+
+
+def story_notes(st: EnsembleState) -> list[str]:
+    """Readout lines for a setting where the panel leaves the lesson's story, saying why.
+
+    The lesson says the error of 1/β̄ shrinks by 1/N every sweep (19). Once it reaches rounding
+    (a relative error below :data:`ROUNDING_FLOOR`), it stops shrinking: double precision, not the
+    iteration, sets the floor the middle plot shows. A start at the fixed point (1/β̄₀ = S/(N−1))
+    has nothing to converge.
+    """
+    notes = []
+    rel = _rel_error(st.run)
+    k = st.it.k
+    if rel[0] < ROUNDING_FLOOR:
+        notes.append("Why nothing converges: the start is already the fixed point (1/β̄₀ = S/(N−1)), "
+                     "so every sweep stays there and the middle plot shows only rounding.")
+    elif k > 0 and rel[k] < ROUNDING_FLOOR:
+        first = int(np.flatnonzero(rel < ROUNDING_FLOOR)[0])
+        notes.append(f"Why the error stops shrinking by 1/N here: since sweep {first} it is at rounding "
+                     f"level ({rel[k]:.1e} of S/(N−1)), the limit of double precision, not of the "
+                     f"iteration (19).")
+    return notes
+
+
+def iteration_table(run, n: int = 9) -> "Table":
+    """The first ``n`` sweeps of ``run``: 1/β̄, its error, the error ratio, F and KL (§6's table)."""
+    v_star = run.fixed_point
+    rows = []
+    for k in range(min(n, len(run))):
+        err = 1 / run[k].beta_bar - v_star
+        ratio = f"{err / (1 / run[k - 1].beta_bar - v_star):.4f}" if k else "—"
+        rows.append((f"{k}", f"{1 / run[k].beta_bar:.6f}", f"{err:.3e}", ratio, f"{run[k].bound:.5f}",
+                     f"{run[k].kl:.5f}"))
+    return Table(("k", "1/β̄", "error", "ratio", "F", "KL"), rows, widths=(3, 10, 10, 7, 9, 9))
 
 
 # ---------------------------------------------------------------------------
@@ -540,7 +581,7 @@ EXERCISES = ExerciseSet("02_mackay_gaussian_mean_sigma.ipynb", (
 
 
 __all__ = [
-    "EXERCISES", "first_sweep_below",
+    "EXERCISES", "first_sweep_below", "story_notes", "iteration_table", "ROUNDING_FLOOR",
     "K_RANGE", "N_RANGE", "XBAR_RANGE", "S_RANGE", "BETA0_RANGE", "DEFAULTS", "EnsemblePanel",
     "EnsembleState", "fig1_limits", "ensemble_limits", "plot_fig1a", "plot_fig1b",
     "plot_ensemble_contours", "plot_convergence", "plot_kl", "plot_trajectories", "fig1a_figure",

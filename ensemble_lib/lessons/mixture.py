@@ -37,7 +37,7 @@ from ..core.gaussian import gaussian_entropy
 from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real
 from ..ui.memo import LRUMemo
 from ..ui.panel import FigurePanel
-from ..ui.tables import CellTable as Table
+from ..ui.tables import Table
 from ..ui.plotting import (COLORS, STYLES, new_figure, plot_gaussian_ellipses, plot_posterior_contours,
                            save_figure, style, update_gaussian_ellipses)
 
@@ -155,7 +155,7 @@ def ladder_table(comp: MixtureComparison) -> Table:
         rows.append((f"{fq.K}", f"{fq.kl:.4f}", "" if prev is None else f"{prev - fq.kl:.4f}",
                      f"{fb.kl:.4f}", f"{fb.kl_bound:.4f}"))
         prev = fq.kl
-    return Table(("K", "KL exact-H fit", "drop", "KL bound-H fit", "its bound says"), tuple(rows))
+    return Table(("K", "KL exact-H fit", "drop", "KL bound-H fit", "its bound says"), tuple(rows), rule=True)
 
 
 #: §2's example: two unit Gaussians at ±s e₁, for these s
@@ -172,19 +172,19 @@ def entropy_table(separations=ENTROPY_SEPARATIONS) -> Table:
     far = gaussian_entropy(np.eye(2)) + np.log(2.0)
     rows = tuple((f"{s:g}", f"{mixture_entropy(*two_gaussians(s)):.6f}",
                   f"{entropy_lower_bound(*two_gaussians(s)):.6f}", f"{far:.6f}") for s in separations)
-    return Table(("s", "H by quadrature", "lower bound", "H_1 + ln 2"), rows)
+    return Table(("s", "H by quadrature", "lower bound", "H_1 + ln 2"), rows, rule=True)
 
 
 def kl_check_table(post, comp: MixtureComparison) -> Table:
     """§4's table: each fit's KL from the library beside :func:`mixture_kl_by_quadrature`."""
     rows = tuple((f"{f.K}", f"{f.kl:.6f}", f"{mixture_kl_by_quadrature(post, f):.6f}") for f in comp.quadrature.fits)
-    return Table(("K", "KL (library)", "2-D Simpson"), rows)
+    return Table(("K", "KL (library)", "2-D Simpson"), rows, rule=True)
 
 
 def symmetry_table(demo) -> Table:
     """§6's table: the bound F of the mixture of K symmetric images, its gain over K = 1, and ln K."""
     rows = tuple((f"{K}", f"{F:.5f}", f"{g:.5f}", f"{np.log(K):.5f}") for K, F, g in zip(demo.K, demo.bound, demo.gain))
-    return Table(("K", "bound F (39c)", "gain", "ln K"), rows)
+    return Table(("K", "bound F (39c)", "gain", "ln K"), rows, rule=True)
 
 
 def mixture_kl_by_quadrature(post, fit: MixtureFit, n: int = 301, z_max: float = 8.0) -> float:

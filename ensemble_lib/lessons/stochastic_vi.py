@@ -34,7 +34,7 @@ from matplotlib.ticker import NullLocator
 
 from ..core import validation as check
 from ..inference.kl_fit import KLFit, kl_fit
-from ..ui.tables import CellTable as Table
+from ..ui.tables import Table
 from ..ui.plotting import new_figure, save_figure
 from ..inference.svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit, svi_stream
 from ..models.toy import PAPER_PRESET, make_posterior
@@ -143,7 +143,7 @@ def first_within(h: SVIHistory, kl_opt: float, tol: float) -> tuple[int, float] 
 def floors_table(comp: SVIComparison, fraction: float = 0.5) -> Table:
     """Each run's mean excess KL over the optimum in the last ``fraction`` of its steps (nats)."""
     rows = tuple((f"{S}", schedule, f"{floor:.3f}") for (S, schedule), floor in comp.floors(fraction).items())
-    return Table(("S", "step", "mean excess KL, last half (nats)"), rows)
+    return Table(("S", "step", "mean excess KL, last half (nats)"), rows, rule=True)
 
 
 def floors_sentence(comp: SVIComparison, fraction: float = 0.5) -> str:
@@ -166,7 +166,7 @@ def timing_table(comp: SVIComparison, tol: float = 0.1) -> Table:
         hit = first_within(h, comp.kl_opt, tol)
         reach = "never" if hit is None else f"step {hit[0]} after {hit[1] * 1e3:.1f} ms"
         rows.append((f"SVI, S = {S}", schedule, f"{h.n_iter} steps in {h.time_s[-1] * 1e3:.1f} ms", reach))
-    return Table(("method", "step", "wall time", f"first within {tol:g} nat"), tuple(rows))
+    return Table(("method", "step", "wall time", f"first within {tol:g} nat"), tuple(rows), rule=True)
 
 
 # ---------------------------------------------------------------------------

@@ -24,6 +24,7 @@ parameters (u, v) = (−0.13, −2.5) for display.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,10 @@ from ..models.toy import PAPER_PRESET, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
 from ..core.progress import report
 from ..ui.panel import FigurePanel
+from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, real
+from ..models.linear import LinearGaussianPosterior
+from ..inference.kl_fit import kl_fit
+from ..ui.tables import Table
 
 #: The values printed in the paper's Fig. 2 caption.
 PAPER_KL = {"laplace": 41.0, "diagonal": 4.6, "full": 3.9}
@@ -293,7 +298,41 @@ class ToyExplorer(FigurePanel):
                 (f"KL, factor s={fits.factor.rank}", fits.factor)]
         table = self.readout_table([(name, f"{f.kl:.3f}", f"{f.bound:.3f}") for name, f in rows],
                                    header=("Q", "KL(Q‖P)", "bound F[Q]"))
-        return table + f"ln P(D | α, β) = {fits.posterior.log_evidence:.3f} (exact, by quadrature)"
+        notes = "".join(f"<p>{line}</p>" for line in ordering_notes(fits))
+        return table + f"ln P(D | α, β) = {fits.posterior.log_evidence:.3f} (exact, by quadrature)" + notes
+
+
+def ordering_notes(fits: ToyFits) -> list[str]:
+    """Readout lines for a setting that breaks the lesson's ordering KL(Laplace) ≫ KL(diagonal) > KL(full).
+
+    A scan of the panel's range (α 0.01–10, noise s.d. 0.02–1, N 1–50, six seeds) found one way it
+    fails: Laplace at or below the diagonal fit, where the posterior near its mode is nearly Gaussian —
+    a strong prior (α ≳ 3), or little information (N of 1–2, or a noise s.d. near 1). There Laplace's
+    tilted covariance beats an axis-aligned Q. The diagonal stayed above the full fit everywhere (the
+    diagonal family is inside the full one); a line says so too if an optimiser ever finds otherwise.
+    """
+    lap, dia, ful = fits.laplace.kl, fits.diagonal.kl, fits.full.kl
+    notes = []
+    if lap <= dia:
+        notes.append(f"Why Laplace ({lap:.3f}) is not worse than the diagonal Q ({dia:.3f}) here: with this "
+                     "prior and data the posterior is nearly Gaussian around its mode (a strong prior α, "
+                     "broad noise or few data), so Laplace's tilted covariance fits it better than a "
+                     "diagonal Q, which cannot tilt. Laplace ≫ diagonal is a property of the thin, curved "
+                     "ridge (small α, small noise), as at the preset.")
+    if dia < ful - 1e-6:
+        notes.append(f"Why the diagonal Q ({dia:.3f}) beats the full one ({ful:.3f}): the full fit stopped "
+                     "in a worse local optimum (the diagonal family is inside the full one).")
+    return notes
+
+
+def kl_summary_table(summary: list[dict]) -> Table:
+    """:func:`summarise_table`'s rows as a :class:`~ensemble_lib.ui.tables.Table` (HTML in a notebook;
+    its text is :func:`format_summary`'s, column for column)."""
+    rows = [(f"{s['alpha']:.2g}", f"{s['n_sets']:d}", f"{s['laplace_median']:.3g}", f"{s['diagonal_median']:.3g}",
+             f"{s['full_median']:.3g}", f"{s['frac_laplace_gt_diag']:.0%}", f"{s['frac_diag_gt_full']:.0%}")
+            for s in summary]
+    return Table(("alpha", "sets", "KL Laplace", "KL diag", "KL full", "Lap>diag", "diag>full"), rows,
+                 widths=(6, 5, 11, 8, 8, 9, 10), rule=True)
 
 
 # ---------------------------------------------------------------------------
@@ -346,3 +385,181 @@ __all__ = [
     "summarise_table", "format_summary", "plot_fig2", "plot_kl_table", "fig2_figure", "find_preset",
     "write_figures", "TOY_V_TRUE",
 ]
+
+
+# ---------------------------------------------------------------------------
+# The exercises (ensemble_lib.ui.exercises): checks that answer back with a hint
+# ---------------------------------------------------------------------------
+
+#: exercise 1's setting: the preset with N data points
+_EX1_N = 50
+
+
+def _panel_fits(panel) -> ToyFits:
+    """The fits a panel shows for its current slider values (memoised by the panel)."""
+    return panel.compute(**panel.values())
+
+
+def _check_q1(ex1_panel, kl_full_N50, laplace_better_with_more_data):
+    if not isinstance(ex1_panel, ToyExplorer):
+        raise AnswerError("ex1_panel must be the lesson's panel (ex1_panel = panel), "
+                          f"got {type(ex1_panel).__name__}")
+    kl_full = real("kl_full_N50", kl_full_N50)
+    better = boolean("laplace_better_with_more_data", laplace_better_with_more_data)
+    v = ex1_panel.values()
+    preset = {k: PAPER_PRESET[k] for k in ("alpha", "noise_sd", "seed")}
+    if v["n"] != _EX1_N or any(not close(v[k], preset[k], 1e-6) for k in preset):
+        return (f"leave the panel at the preset (α = {PAPER_PRESET['alpha']:g}, noise s.d. "
+                f"{PAPER_PRESET['noise_sd']:g}, seed {PAPER_PRESET['seed']}) with N = {_EX1_N}: "
+                "the Reset button puts it back at the preset, then move N alone.")
+    fits = _panel_fits(ex1_panel)
+    if not close(kl_full, fits.full.kl, 2e-3):
+        return "read KL(Q‖P) of the 'KL, full' row in the table under the panel (three decimals)."
+    lap6 = fit_all(make_posterior(**PAPER_PRESET)).laplace.kl
+    if better != (fits.laplace.kl < lap6):
+        return ("compare Laplace's KL at N = 6 (the preset) with its KL at N = 50: does more data bring the "
+                "Gaussian at the mode closer to the posterior here, or push it out of a thinner ridge?")
+    return None
+
+
+def _wrong_q1(ns):
+    panel = ToyExplorer()  # a panel of its own: the lesson's stays as shown
+    with panel.hold(update=False):
+        panel.controls["n"].value = _EX1_N
+    fits = _panel_fits(panel)
+    lap6 = fit_all(make_posterior(**PAPER_PRESET)).laplace.kl
+    # read the diagonal row instead of the full one, and guess that more data helps Laplace
+    return {"ex1_panel": panel, "kl_full_N50": fits.diagonal.kl, "laplace_better_with_more_data":
+            not (fits.laplace.kl < lap6)}
+
+
+#: symmetric positive definite precisions the check of exercise 2 tries
+_Q2_PRECISIONS = (np.array([[2.0, 0.9], [0.9, 1.0]]), np.array([[5.0, -1.5], [-1.5, 0.8]]),
+                  np.array([[1.0, 0.2, 0.1], [0.2, 3.0, -0.7], [0.1, -0.7, 2.0]]))
+
+
+def _diagonal_fit(A):
+    """The library's diagonal KL fit to N(0, A⁻¹), as a LinearGaussianPosterior with that precision."""
+    k = len(A)
+    # A = α I + β ΦᵀΦ with β = 1: Φ from the Cholesky factor of A − α I (α small enough)
+    alpha = 0.5 * float(np.linalg.eigvalsh(A).min())
+    phi = np.linalg.cholesky(A - alpha * np.eye(k)).T
+    post = LinearGaussianPosterior(phi, np.zeros(k), alpha=alpha, beta=1.0)
+    return kl_fit(post, "diagonal")
+
+
+def _check_q2(diag_variances, kl_min):
+    f = function("diag_variances", diag_variances, "diag_variances(A)")
+    g = function("kl_min", kl_min, "kl_min(A)")
+    for A in _Q2_PRECISIONS:
+        got = np.asarray(f(A), dtype=float)
+        if got.shape != (len(A),):
+            raise AnswerError(f"diag_variances(A) must return one variance per weight (shape ({len(A)},)), "
+                              f"got shape {got.shape}")
+        fit = _diagonal_fit(A)
+        if not np.allclose(got, np.diag(fit.cov), rtol=1e-4):
+            return ("set the derivative of KL with respect to d_i² to zero: KL = ½[Tr(AC) − ln|C| + …], "
+                    "and only A's diagonal meets a diagonal C. (The posterior's marginal variances are "
+                    "(A⁻¹)_ii, which is not the same thing.)")
+        if not close(real("kl_min(A)", g(A)), fit.kl, 1e-4):
+            return "put d_i² back into KL = ½[Tr(AC) − k − ln|C| − ln|A|] (the mean term vanishes at w̄ = m)."
+    return None
+
+
+def _wrong_q2(ns):
+    # the posterior's marginal variances in place of the fitted ones, and the minimum with its sign flipped
+    return {"diag_variances": lambda A: np.diag(np.linalg.inv(A)),
+            "kl_min": lambda A: 0.5 * (np.linalg.slogdet(A)[1] - np.log(np.diag(A)).sum())}
+
+
+def _preset_full_fit():
+    return fit_all(make_posterior(**PAPER_PRESET)).full
+
+
+def _check_q3(kl_mirrored):
+    kl = real("kl_mirrored", kl_mirrored)
+    full = _preset_full_fit()
+    if not close(kl, full.kl, 1e-6):
+        return ("mirror the whole mean, w̄ → −w̄ (both u and v), keep C, and evaluate post.kl(mean, cov); "
+                "compare with fits.full.kl.")
+    return None
+
+
+def _wrong_q3(ns):
+    full = _preset_full_fit()
+    post = make_posterior(**PAPER_PRESET)
+    return {"kl_mirrored": post.kl(full.mean * np.array([-1.0, 1.0]), full.cov)}  # only u mirrored
+
+
+def _check_q4(ex4_panel, kl_floor):
+    if not isinstance(ex4_panel, ToyExplorer):
+        raise AnswerError(f"ex4_panel must be a ToyExplorer panel, got {type(ex4_panel).__name__}")
+    floor = real("kl_floor", kl_floor)
+    if not close(floor, math.log(2), 1e-3):
+        return ("if P is half P₊ and half P₋ with no overlap and Q sits inside P₊, then ln P = ln P₊ − ln 2 "
+                "wherever Q is: what does that add to KL(Q‖P)? Give it in nats.")
+    full = _panel_fits(ex4_panel).full
+    if not np.all(np.abs(full.mean) <= 0.05 * np.sqrt(np.diag(full.cov))):
+        return ("find sliders where the full-KL Gaussian (green) is centred on the origin: the two modes must "
+                "merge into one blob (a strong prior α, a large noise s.d., few data).")
+    return None
+
+
+def _wrong_q4(ns):
+    return {"ex4_panel": ToyExplorer(), "kl_floor": 1.0}  # the preset (two separated modes), and 1 bit in nats
+
+
+#: lesson 1's exercises (the notebook's ``check("q1")``; otter's tests call the same checks)
+EXERCISES = ExerciseSet("01_toy_posterior_laplace_vs_kl.ipynb", (
+    Exercise("q1", ("ex1_panel", "kl_full_N50", "laplace_better_with_more_data"), _check_q1, _wrong_q1,
+             uses_panel="panel"),
+    Exercise("q2", ("diag_variances", "kl_min"), _check_q2, _wrong_q2),
+    Exercise("q3", ("kl_mirrored",), _check_q3, _wrong_q3),
+    Exercise("q4", ("ex4_panel", "kl_floor"), _check_q4, _wrong_q4, uses_panel="panel"),
+))
+
+__all__ += ["EXERCISES", "ordering_notes", "kl_summary_table"]
+
+
+def table_sentences(rows: list[dict]) -> str:
+    """What the KL table says, in sentences written from its numbers (the lesson displays them)."""
+    lap = np.array([r["laplace"] for r in rows])
+    dia = np.array([r["diagonal"] for r in rows])
+    ful = np.array([r["full"] for r in rows])
+    held = int(np.sum((lap > dia) & (dia > ful)))
+    fits = np.concatenate([dia, ful])
+    below = "all below" if dia.max() < PAPER_KL["diagonal"] and ful.max() < PAPER_KL["full"] else "not all below"
+    return (f"The ordering Laplace > diagonal > full holds on {held} of the {len(rows)} data sets in the table; "
+            f"Laplace's KL runs from {lap.min():.3g} to {lap.max():.3g} nats, at least {np.min(lap / dia):.2f} "
+            f"times the diagonal fit's. The KL fits stay between {fits.min():.2f} and {fits.max():.2f} nats "
+            f"(diagonal {dia.min():.2f}–{dia.max():.2f}, full {ful.min():.2f}–{ful.max():.2f}), "
+            f"{below} the "
+            f"paper's {PAPER_KL['diagonal']:g} / {PAPER_KL['full']:g}.")
+
+
+__all__ += ["table_sentences"]
+
+
+def fits_table(fits: ToyFits, names=("laplace", "diagonal", "full", "factor")) -> Table:
+    """Each fit's mean, KL(Q‖P) and bound F[Q] (§3 of the lesson) as a table."""
+    rows = [(n, str(np.round(getattr(fits, n).mean, 3)), f"{getattr(fits, n).kl:.3f}", f"{getattr(fits, n).bound:.3f}")
+            for n in names]
+    return Table(("fit", "mean (u, v)", "KL(Q‖P)", "bound F[Q]"), rows, widths=(8, 17, 9, 10))
+
+
+def self_check_tables(fits: ToyFits) -> tuple[Table, Table]:
+    """The self-check: (our KL beside the paper's Fig. 2, the library's ln P(D) − F[Q] beside an
+    independent brute-force 2-D quadrature of ∫ Q ln(Q/P))."""
+    from ..models.toy import kl_by_quadrature
+
+    names = ("laplace", "diagonal", "full")
+    paper = Table(("", "this data set", "paper (Fig. 2)"),
+                  [(n, f"{getattr(fits, n).kl:.2f}", f"{PAPER_KL[n]:.1f}") for n in names], widths=(10, 14, 15))
+    quad = Table(("", "ln P(D) - F[Q]", "2-D quadrature"),
+                 [(n, f"{getattr(fits, n).kl:.6f}",
+                   f"{kl_by_quadrature(fits.posterior, getattr(fits, n).mean, getattr(fits, n).cov):.6f}")
+                  for n in names], widths=(10, 14, 15))
+    return paper, quad
+
+
+__all__ += ["fits_table", "self_check_tables"]

@@ -1,26 +1,88 @@
 """Results tables that a notebook shows as HTML tables and a terminal as text (issue 29, item 6).
 
-Two forms, one rendering (cells that never wrap mid-number, so a table fits JupyterLab's default
-layout; tabular figures):
+Two forms, one look (cells that never wrap mid-number, so a table fits JupyterLab's default layout;
+tabular figures):
 
-* :class:`TextTable` — a study's fixed-width text table as it is (a ``str``);
-* :class:`CellTable` — a table built from already formatted cells, whose text form is laid out
-  from them.
+* :class:`Table` — rows of already formatted cells under a header, laid out as fixed-width text;
+* :class:`TextTable` — a study's fixed-width text table as it is (a ``str``), cut into cells by its
+  columns' widths.
 
-In both, ``print``, the terminal and nbval (which compares ``text/plain``) see the text and the
-HTML shows the same digits.
-
-:class:`TextTable` is the text table itself — a ``str``, so ``print``, the terminal and nbval (which
-compares ``text/plain``) see exactly the text a study's format function wrote — with a
-``_repr_html_`` that renders it as an HTML table whose cells never wrap mid-number, so it fits
-JupyterLab's default layout. :meth:`TextTable.from_columns` cuts the fixed-width lines into cells
-by the columns' widths.
+In both, ``repr`` (so a terminal, a doctest and nbval's comparison of ``text/plain``) is the text
+table and ``_repr_html_`` the HTML one, with the same digits.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of already formatted cells under a header.
+
+    Parameters
+    ----------
+    header : sequence of str
+        Column titles.
+    rows : sequence of sequences of str
+        One sequence per row, as many cells as ``header``; each cell is shown as given.
+    widths : sequence of int, optional
+        Text-table column widths (right-aligned; a negative width left-aligns); default: each
+        column as wide as its widest cell.
+    rule : bool
+        A line of ``-`` under the text header.
+    caption : str
+        Shown above the HTML table (not in the text).
+    """
+
+    header: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    widths: Sequence[int] | None = None
+    rule: bool = False
+    caption: str = ""
+
+    def __post_init__(self):
+        n = len(self.header)
+        if any(len(r) != n for r in self.rows):
+            raise ValueError(f"every row must have {n} cells, like the header")
+
+    def _widths(self) -> list[int]:
+        if self.widths is not None:
+            return list(self.widths)
+        return [max(len(str(c)) for c in col) for col in zip(self.header, *self.rows)]
+
+    def text(self) -> str:
+        """The fixed-width text table."""
+        widths = self._widths()
+
+        def line(cells):
+            return " ".join(f"{c:<{-w}}" if w < 0 else f"{c:>{w}}" for c, w in zip(cells, widths))
+
+        head = line(self.header)
+        out = [head] + (["-" * len(head)] if self.rule else []) + [line(r) for r in self.rows]
+        return "\n".join(x.rstrip() for x in out)
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        widths = self._widths()
+
+        def align(j):
+            return "left" if widths[j] < 0 or j == 0 else "right"
+
+        style = "white-space:nowrap;padding:1px 8px;text-align:"
+        head = "".join(f'<th style="{style}{align(j)}">{html.escape(str(c))}</th>'
+                       for j, c in enumerate(self.header))
+        body = "".join("<tr>" + "".join(f'<td style="{style}{align(j)}">{html.escape(str(c))}</td>'
+                                         for j, c in enumerate(r)) + "</tr>" for r in self.rows)
+        cap = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        return (f'<table class="lesson-table" style="width:auto;font-variant-numeric:tabular-nums">'
+                f"{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
 
 class TextTable(str):
@@ -69,24 +131,4 @@ class TextTable(str):
                 + "".join(row(r, "td") for r in self.rows) + "</tbody></table>")
 
 
-@dataclass(frozen=True)
-class CellTable:
-    """A results table from formatted cells: HTML in a notebook (``_repr_html_``), fixed-width text
-    elsewhere (``repr``). ``rows`` hold already formatted strings, so both show the same digits."""
-
-    header: tuple
-    rows: tuple
-
-    def __repr__(self) -> str:
-        cols = list(zip(self.header, *self.rows))
-        widths = [max(len(str(c)) for c in col) for col in cols]
-
-        def line(row):
-            return " ".join(f"{str(c):>{w}}" for c, w in zip(row, widths))
-        return "\n".join([line(self.header), "-" * len(line(self.header)), *map(line, self.rows)])
-
-    def _repr_html_(self) -> str:
-        return TextTable("", self.header, self.rows)._repr_html_()
-
-
-__all__ = ["CellTable", "TextTable"]
+__all__ = ["Table", "TextTable"]

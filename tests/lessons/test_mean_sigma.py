@@ -41,6 +41,14 @@ def test_every_slider_value_gives_finite_results_and_no_warnings():
                 assert np.all(np.isfinite(st.model.q_log_density(st.run[k], mu[None, :], s[:, None])))
 
 
+def test_the_panels_fixed_log_ranges_hold_every_slider_value():
+    """The middle and right plots have fixed y-ranges: every run the sliders can make fits inside them."""
+    for N, xbar, S, beta0 in _sweep_points():
+        run = MacKayGaussian(N, xbar, S).ensemble_iterations(beta0, K_RANGE[1])
+        assert ml._KL_YLIM[0] <= run.kl.min() and run.kl.max() <= ml._KL_YLIM[1], (N, S, beta0)
+        assert (run.error / run.fixed_point).max() <= ml._ERR_YLIM[1], (N, S, beta0)
+
+
 def test_out_of_range_values_are_refused_with_a_clear_message():
     p = EnsemblePanel()
     with pytest.raises(ValueError, match="N must be an integer >= 2"):

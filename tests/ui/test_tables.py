@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from ensemble_lib.ui.tables import CellTable, TextTable
+from ensemble_lib.ui.tables import Table, TextTable
 
 TEXT = "method      KL    F\nlaplace  41.25 -3.0\nfull      1.55 -1.2"
 
@@ -69,8 +69,8 @@ def test_bad_column_widths_are_refused():
         TextTable.from_columns(TEXT, (0, 3))
 
 
-def test_a_cell_table_lays_out_its_cells_as_right_aligned_text_with_the_same_digits():
-    table = CellTable(("K", "KL"), (("1", "1.5513"), ("2", "0.8582")))
+def test_a_table_of_cells_lays_out_its_cells_as_right_aligned_text_with_the_same_digits():
+    table = Table(("K", "KL"), (("1", "1.5513"), ("2", "0.8582")), rule=True)
     lines = repr(table).splitlines()
     assert lines[0].split() == ["K", "KL"] and set(lines[1]) == {"-"}
     assert [line.split() for line in lines[2:]] == [["1", "1.5513"], ["2", "0.8582"]]
