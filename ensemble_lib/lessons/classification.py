@@ -28,21 +28,22 @@ import numpy as np
 from ..core import validation as check
 from ..inference.classification_fits import (CONTOUR_LEVELS, ClassificationFits, fit_classification,
                                              gaussian_predictive)
-from ..models.classification import (MACKAY_FIG5_W, ClassificationData, LogisticPosterior, classification_data,
+from ..models.classification import (MACKAY_FIG5_W, ClassificationData, LogisticPosterior,
                                      logistic, moderated_output, predictive_probability, softmax_log_likelihood)
 from ..models.toy import PosteriorGrid
-from ..studies.classification_demo import FAMILIES, FIG9, contour_path, load_store
+from ..studies.classification_demo import (FAMILIES, FIG9, NEURON_INPUT_SD, NEURON_N_MAX, contour_path, fits_row,
+                                           load_neuron_store, load_store, neuron_data)
 from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real
 from ..ui.panel import FigurePanel
 from ..ui.plotting import COLORS, LABELS, new_figure, plot_gaussian_ellipses, save_figure, update_gaussian_ellipses
 
 #: Slider ranges of :class:`NeuronPanel` (every value gives finite results) and its start.
-N_RANGE = (1, 30)
-ALPHA_RANGE = (0.01, 10.0)
-SEED_RANGE = (0, 9)
+N_RANGE = (1, NEURON_N_MAX)
+ALPHA_RANGE = (0.1, 10.0)
+SEED_RANGE = (0, 4)
 DEFAULTS = {"n": 10, "alpha": 1.0, "seed": 0}
 #: inputs x ~ N(0, 2² I), labels from MacKay's Fig. 5 weights w = (0, 2)
-INPUT_SD = 2.0
+INPUT_SD = NEURON_INPUT_SD
 #: the weight-space window of the figures (fixed, as in MacKay's Fig. 7)
 W_LIMITS = (-4.0, 4.0, -2.0, 6.0)
 #: the input-space window of the data plot
@@ -56,47 +57,75 @@ _FAMILIES = ("laplace", "diagonal", "full")
 # The neuron without a bias: data as they arrive, the posterior and its Gaussians
 # ---------------------------------------------------------------------------
 
-@lru_cache(maxsize=16)
-def _draw(seed: int) -> ClassificationData:
-    return classification_data(np.random.default_rng(seed), n=N_RANGE[1], w=MACKAY_FIG5_W, input_sd=INPUT_SD)
-
-
-def neuron_data(n: int, seed: int) -> ClassificationData:
-    """The first ``n`` points of data set ``seed`` (MacKay (17) with w = (0, 2), inputs N(0, 2²I)).
-
-    One draw of :data:`N_RANGE`'s largest N per seed, so moving N adds points to the same data
-    (MacKay's Fig. 7: the data arrive one by one).
-    """
-    n = check.integer("n", n, low=N_RANGE[0], high=N_RANGE[1])
-    seed = check.integer("seed", seed, low=0)
-    d = _draw(seed)
-    return ClassificationData(d.x[:n], d.t[:n], d.w)
-
-
 @dataclass(frozen=True)
 class NeuronState:
-    """One setting of :class:`NeuronPanel`: the data, the exact posterior, its Gaussians and its
-    normalised log density on the plot's grid."""
+    """One setting of :class:`NeuronPanel`: the data, the exact posterior, each Gaussian
+    (``gaussians[key] = (mean, cov)``) with its KL(Q‖P) and F[Q], ln P(D|α) exact and Laplace's,
+    the normalised log density on the plot's grid, and whether the numbers came from the store."""
 
     n: int
     alpha: float
     seed: int
     data: ClassificationData
     posterior: LogisticPosterior
-    fits: ClassificationFits
+    gaussians: dict
+    kls: dict
+    bounds: dict
+    log_evidence: float
+    log_evidence_laplace: float
     grid: PosteriorGrid
+    fits: ClassificationFits | None  # the live fit (None: the numbers came from the store)
+
+
+def _plot_grid(post: LogisticPosterior, log_Z: float, n: int) -> PosteriorGrid:
+    u = np.linspace(*W_LIMITS[:2], n)
+    v = np.linspace(*W_LIMITS[2:], n)
+    return PosteriorGrid(u, v, post.log_unnorm(np.stack(np.meshgrid(u, v), axis=-1)) - log_Z)
+
+
+@lru_cache(maxsize=1)
+def _neuron_store() -> dict:
+    s = load_neuron_store()
+    keys = zip(s["n"], s["log10_alpha"], s["seed"])
+    index = {(int(n), float(a), int(seed)): i for i, (n, a, seed) in enumerate(keys)}
+    return {"arrays": s, "index": index}
+
+
+def _stored_row(n: int, alpha: float, seed: int) -> dict | None:
+    """The stored fits of a setting on the panel's slider grid, else None."""
+    la = float(np.round(2.0 * np.log10(alpha)) / 2.0)
+    if abs(10.0 ** la - alpha) > 1e-9 * alpha:
+        return None
+    store = _neuron_store()
+    i = store["index"].get((int(n), la, int(seed)))
+    return None if i is None else {k: v[i] for k, v in store["arrays"].items()}
 
 
 def neuron_state(n: int, alpha: float, seed: int, warm: ClassificationFits | None = None,
-                 grid_n: int = 81) -> NeuronState:
+                 grid_n: int = 81, use_store: bool = True) -> NeuronState:
     """The exact posterior of the first ``n`` points of data set ``seed`` with prior precision α,
-    Laplace's and the KL-optimal diagonal and full Gaussians (warm-started from ``warm``), and the
-    log density on :data:`W_LIMITS` (``grid_n`` × ``grid_n``)."""
+    Laplace's and the KL-optimal diagonal and full Gaussians, and the log density on
+    :data:`W_LIMITS` (``grid_n`` × ``grid_n``).
+
+    A setting on the panel's slider grid is read from the stored fits
+    (:func:`~ensemble_lib.studies.classification_demo.compute_neuron_store`, re-derived by
+    ``tests/test_classification_demo_store.py``) unless ``use_store`` is false; any other is fitted
+    here (:func:`~ensemble_lib.inference.classification_fits.fit_classification`, warm-started
+    from ``warm``).
+    """
     d = neuron_data(n, seed)
     alpha = check.precision("alpha", alpha)
     post = LogisticPosterior(d.x, d.t, alpha)
-    fits = fit_classification(post, warm=warm)
-    return NeuronState(int(n), float(alpha), int(seed), d, post, fits, post.grid(n=grid_n, extent=W_LIMITS))
+    row = _stored_row(n, alpha, seed) if use_store else None
+    fits = None
+    if row is None:
+        fits = fit_classification(post, warm=warm)
+        row = {**fits_row(fits), "log_Z": post.log_Z}
+    gaussians = {k: (np.asarray(row[f"{k}_mean"]), np.asarray(row[f"{k}_cov"])) for k in _FAMILIES}
+    return NeuronState(int(n), float(alpha), int(seed), d, post, gaussians,
+                       {k: float(row[f"{k}_kl"]) for k in _FAMILIES}, {k: float(row[f"{k}_bound"]) for k in _FAMILIES},
+                       float(row["log_evidence"]), float(row["log_evidence_laplace"]),
+                       _plot_grid(post, float(row["log_Z"]), grid_n), fits)
 
 
 def _weight_axes(ax):
@@ -121,7 +150,7 @@ def plot_arrival(axes, seed: int = DEFAULTS["seed"], alpha: float = DEFAULTS["al
     for ax, n in zip(np.ravel(axes), ns):
         st = neuron_state(n, alpha, seed, grid_n=101)
         artists += _posterior_contours(ax, st.grid)
-        artists += plot_gaussian_ellipses(ax, st.fits.full.mean, st.fits.full.cov, n_sigmas=(1,),
+        artists += plot_gaussian_ellipses(ax, *st.gaussians["full"], n_sigmas=(1,),
                                           color=COLORS["full"])
         artists += ax.plot(*MACKAY_FIG5_W, "+", color="k", markersize=9)
         _weight_axes(ax)
@@ -137,25 +166,59 @@ def arrival_figure(seed: int = DEFAULTS["seed"], alpha: float = DEFAULTS["alpha"
     return fig
 
 
-def fits_table(fits: ClassificationFits) -> str:
+def plot_neuron(ax_x, ax_w, st: NeuronState):
+    """The panel's picture of one state: the data and the best fit's boundary w_MP·x = 0 (left), the
+    exact posterior with the 1- and 2-σ ellipses of each Gaussian (right); returns the artists."""
+    x, t = st.data.x, st.data.t
+    artists = [ax_x.scatter(*x[t == 1].T, marker="x", color="k", s=22),
+               ax_x.scatter(*x[t == 0].T, marker="o", facecolors="none", edgecolors="k", s=22)]
+    w = st.gaussians["laplace"][0]
+    u = np.linspace(*X_LIMITS[:2], 2)
+    artists += ax_x.plot(u, -w[0] * u / w[1], "-", color=COLORS["laplace"], lw=1.2)
+    ax_x.set_xlim(*X_LIMITS[:2])
+    ax_x.set_ylim(*X_LIMITS[2:])
+    ax_x.set_aspect("equal")
+    ax_x.set_xlabel("x₁")
+    ax_x.set_ylabel("x₂")
+    ax_x.set_title("data: × t = 1, ○ t = 0", fontsize=9)
+    artists += _posterior_contours(ax_w, st.grid)
+    for key in _FAMILIES:
+        artists += plot_gaussian_ellipses(ax_w, *st.gaussians[key], n_sigmas=(1, 2), color=COLORS[key],
+                                          label=f"{LABELS[key]}: KL = {st.kls[key]:.4f}")
+    artists += ax_w.plot(*MACKAY_FIG5_W, "+", color="k", markersize=9)
+    _weight_axes(ax_w)
+    ax_w.set_title("exact posterior P(w | D, α) and Gaussians", fontsize=9)
+    ax_w.legend(loc="upper left", fontsize=7, framealpha=1.0)
+    return artists
+
+
+def neuron_figure(st: NeuronState | None = None):
+    """A new Figure with :func:`plot_neuron` (default: the panel's start, :data:`DEFAULTS`)."""
+    st = neuron_state(**DEFAULTS) if st is None else st
+    fig, (a, b) = new_figure(8.4, 3.9, ncols=2)
+    plot_neuron(a, b, st)
+    return fig
+
+
+def fits_table(fits: NeuronState) -> str:
     """KL(Q‖P) and F[Q] of each Gaussian and ln P(D|α) exact vs Laplace, as fixed-width text."""
     lines = [f"{'Q':<14} {'KL(Q‖P)':>9} {'F[Q]':>10}"]
     for key in _FAMILIES:
         lines.append(f"{LABELS[key]:<14} {fits.kls[key]:>9.4f} {fits.bounds[key]:>10.4f}")
     lines.append(f"ln P(D|α): exact {fits.log_evidence:.4f}, Laplace {fits.log_evidence_laplace:.4f}, "
-                 f"best bound F {fits.full.bound:.4f}")
+                 f"best bound F {fits.bounds['full']:.4f}")
     return "\n".join(lines)
 
 
-def kl_ranking(fits: ClassificationFits) -> str:
+def kl_ranking(fits: NeuronState) -> str:
     """The Gaussians from the smallest KL(Q‖P) to the largest, as a sentence fragment."""
     order = sorted(_FAMILIES, key=lambda k: fits.kls[k])
     return " < ".join(f"{LABELS[k]} ({fits.kls[k]:.4f})" for k in order)
 
 
-def evidence_sentence(fits: ClassificationFits) -> str:
+def evidence_sentence(fits: NeuronState) -> str:
     """ln P(D|α) exact vs Laplace vs the best bound, in words (Markdown), from the numbers."""
-    lap, ex, F = fits.log_evidence_laplace, fits.log_evidence, fits.full.bound
+    lap, ex, F = fits.log_evidence_laplace, fits.log_evidence, fits.bounds["full"]
     side = "below" if lap < ex else "above"
     return (f"The exact ln P(D|α) is {ex:.4f}. Laplace's approximation (MacKay (20)) is {lap:.4f}, "
             f"{abs(ex - lap):.4f} {side} it; the full Gaussian's bound F is {F:.4f}, {ex - F:.4f} below it "
@@ -166,7 +229,7 @@ def _controls():
     slider = FigurePanel.slider
     return {
         "n": slider("data points N", DEFAULTS["n"], *N_RANGE),
-        "alpha": slider("prior precision α", DEFAULTS["alpha"], *ALPHA_RANGE, step=0.25, log=True),
+        "alpha": slider("prior precision α", DEFAULTS["alpha"], *ALPHA_RANGE, step=0.5, log=True),
         "seed": slider("data seed", DEFAULTS["seed"], *SEED_RANGE),
     }
 
@@ -179,6 +242,8 @@ class NeuronPanel(FigurePanel):
     #: axes, ticks and legend are fixed (the windows do not follow the data): drawn once
     blit = True
     MEMO_SIZE = 256
+    #: the posterior's contour grid (GRID_N × GRID_N over :data:`W_LIMITS`)
+    GRID_N = 61
 
     def __init__(self):
         fig, (ax_x, ax_w) = new_figure(8.4, 3.9, ncols=2, width_ratios=[1, 1])
@@ -211,15 +276,17 @@ class NeuronPanel(FigurePanel):
 
     def compute(self, n, alpha, seed):
         key = repr((n, alpha, seed))
-        state = self.memo(key, lambda: neuron_state(n, alpha, seed, warm=self.__dict__.get("_warm")))
-        self._warm = state.fits
+        state = self.memo(key, lambda: neuron_state(n, alpha, seed, warm=self.__dict__.get("_warm"),
+                                                    grid_n=self.GRID_N))
+        if state.fits is not None:
+            self._warm = state.fits
         return state
 
     def draw(self, st: NeuronState) -> None:
         x, t = st.data.x, st.data.t
         self._ones.set_offsets(x[t == 1] if np.any(t == 1) else np.empty((0, 2)))
         self._zeros.set_offsets(x[t == 0] if np.any(t == 0) else np.empty((0, 2)))
-        w = st.fits.laplace.mean
+        w = st.gaussians["laplace"][0]
         if abs(w[1]) >= abs(w[0]):
             u = np.array(X_LIMITS[:2])
             self._boundary.set_data(u, -w[0] * u / w[1])
@@ -228,15 +295,15 @@ class NeuronPanel(FigurePanel):
             self._boundary.set_data(-w[1] * v / w[0], v)
         self._contours = self.replace_artists(self._contours, lambda: _posterior_contours(self.ax_w, st.grid))
         for key in _FAMILIES:
-            fit = getattr(st.fits, key)
-            update_gaussian_ellipses(self._ellipses[key], fit.mean, fit.cov, n_sigmas=(1, 2))
+            update_gaussian_ellipses(self._ellipses[key], *st.gaussians[key], n_sigmas=(1, 2))
 
     def format_readout(self, st: NeuronState) -> str:
-        f = st.fits
+        f = st
         rows = [(LABELS[k], f"{f.kls[k]:.4f}", f"{f.bounds[k]:.4f}") for k in _FAMILIES]
         table = self.readout_table(rows, header=("Q", "KL(Q‖P)", "bound F[Q]"))
         return (table + f"ln P(D | α): exact {f.log_evidence:.4f} · Laplace {f.log_evidence_laplace:.4f}"
-                f" · F (full) {f.full.bound:.4f}<br>smallest KL: {LABELS[min(_FAMILIES, key=f.kls.get)]}")
+                f" · F (full) {f.bounds['full']:.4f}<br>smallest KL: {LABELS[min(_FAMILIES, key=f.kls.get)]}"
+                + ("" if f.fits is None else " (fitted now: this setting is off the stored slider grid)"))
 
 
 # ---------------------------------------------------------------------------
@@ -356,11 +423,25 @@ def fig9_table(state: Fig9State | None = None) -> str:
     return "\n".join(lines)
 
 
+def fig9_sentence(state: Fig9State | None = None) -> str:
+    """What Fig. 9's numbers say at A and B, in words (Markdown), from the numbers."""
+    st = fig9_state() if state is None else state
+    at_a, at_b = predictive_at(st, 0.0), predictive_at(st, B_DISTANCE)
+    miss = {k: at_b[k] - at_b["exact"] for k in ("moderated", "diagonal", "full")}
+    closest = min(miss, key=lambda k: abs(miss[k]))
+    return (f"The best fit gives {at_a['best_fit']:.4f} at A and {at_b['best_fit']:.4f} at B. The exact predictive "
+            f"gives {at_a['exact']:.4f} at A and {at_b['exact']:.4f} at B, {B_DISTANCE:g} further along the contour. "
+            f"At B MacKay's moderated output is {at_b['moderated']:.4f} ({miss['moderated']:+.4f} from the exact), "
+            f"the diagonal KL Gaussian's {at_b['diagonal']:.4f} ({miss['diagonal']:+.4f}) and the full KL Gaussian's "
+            f"{at_b['full']:.4f} ({miss['full']:+.4f}): closest is {PREDICTIVE_LABELS[closest]}.")
+
+
 class ModeratedPanel(FigurePanel):
     """A test point moved along the best fit's 0.9 contour away from the data (slider: its distance
     from A): the contours of Fig. 9 and, in the readout, every predictive there beside the exact."""
 
-    image_format = "png"
+    #: a step redraws one marker; JPEG encodes the figure several times faster than PNG
+    image_format = "jpeg"
     blit = True
 
     def __init__(self):
@@ -438,14 +519,15 @@ _EX1 = {"n": 30, "alpha": 1.0, "seed": 0}
 
 def _check_q1(ex1_panel, kl_full, laplace_below):
     if not isinstance(ex1_panel, NeuronPanel):
-        raise AnswerError(f"ex1_panel must be the lesson's neuron panel (ex1_panel = panel), got {type(ex1_panel).__name__}")
+        raise AnswerError("ex1_panel must be the lesson's neuron panel (ex1_panel = panel), "
+                          f"got {type(ex1_panel).__name__}")
     kl = real("kl_full", kl_full)
     below = boolean("laplace_below", laplace_below)
     v = ex1_panel.values()
     if v["n"] != _EX1["n"] or v["seed"] != _EX1["seed"] or not close(v["alpha"], _EX1["alpha"], 1e-6):
         return "set the panel to N = 30 (the slider's right end), α = 1 and data seed 0, and leave it there."
-    f = ex1_panel.update().fits
-    if abs(kl - f.full.kl) > 6e-5:  # the readout's 4 decimals
+    f = ex1_panel.update()
+    if abs(kl - f.kls["full"]) > 6e-5:  # the readout's 4 decimals
         return "read KL(Q‖P) of the full Gaussian (the 'KL, full' row of the readout), to 4 decimals."
     if below != (f.log_evidence_laplace < f.log_evidence):
         return "compare the readout's ln P(D | α): is Laplace's number smaller than the exact one?"
@@ -455,7 +537,7 @@ def _check_q1(ex1_panel, kl_full, laplace_below):
 def _wrong_q1(ns):
     p = NeuronPanel()  # a panel of its own (at the start values): the lesson's stays as shown
     st = p.update()
-    return {"ex1_panel": p, "kl_full": st.fits.laplace.kl, "laplace_below": False}
+    return {"ex1_panel": p, "kl_full": st.kls["laplace"], "laplace_below": False}
 
 
 _S2_CASES = ((0.0,), (0.5,), (2.0,), (10.0,), (100.0,))
@@ -522,7 +604,8 @@ def write_figures(outdir) -> list[Path]:
 __all__ = [
     "ALPHA_RANGE", "ARRIVAL_NS", "B_DISTANCE", "DEFAULTS", "EXERCISES", "Fig9State", "ModeratedPanel",
     "ModeratedState", "N_RANGE", "NeuronPanel", "NeuronState", "PREDICTIVES", "PREDICTIVE_LABELS", "SEED_RANGE",
-    "W_LIMITS", "arrival_figure", "evidence_sentence", "fig9_figure", "fig9_state", "fig9_table", "fits_table",
+    "W_LIMITS", "arrival_figure", "evidence_sentence", "fig9_figure", "fig9_sentence", "fig9_state", "fig9_table",
+    "fits_table", "neuron_figure", "plot_neuron",
     "kl_ranking", "neuron_data", "neuron_state", "plot_arrival", "plot_fig9", "predictive_at", "softmax_demo",
     "write_figures",
 ]

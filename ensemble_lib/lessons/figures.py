@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from ..studies.store import FIGURES_DIR
-from . import bound, mean_sigma, mixture, model_choice, networks, stochastic_vi, toy_posterior
+from . import bound, classification, mean_sigma, mixture, model_choice, networks, stochastic_vi, toy_posterior
 
 #: every lesson's ``write_figures(outdir)``, in the order they run (lesson 4's also draws Table 1's)
 WRITERS = [
@@ -23,6 +23,7 @@ WRITERS = [
     networks.write_figures,
     model_choice.write_figures,
     mixture.write_figures,
+    classification.write_figures,
 ]
 
 

@@ -1,4 +1,4 @@
-"""The stored exact predictive of lesson 8's Fig. 9 (MacKay §5.4): a neuron with a bias, k = 3.
+"""Lesson 8's stored results: Fig. 9's exact predictive (MacKay §5.4) and the neuron panel's fits.
 
 With a bias the exact posterior is three-dimensional, and its grid
 (:class:`~ensemble_lib.models.classification.ClassificationGrid`, ~2·10⁵ weighted nodes) takes
@@ -17,12 +17,19 @@ a lesson's Run All (≤ 10 s) or a panel step (≤ 30 ms). This study computes t
 in ``figures/classification_fig9.npz`` (written atomically, :func:`~.store.save_npz`);
 ``tests/test_classification_demo_store.py`` re-derives stored entries from the library.
 
-Run ``python -m ensemble_lib.studies.classification_demo`` to rewrite the file.
+Second, ``figures/classification_neuron_fits.npz``: for every setting of lesson 8's neuron panel
+on its slider grid (N, α, seed: :func:`neuron_settings`), the Gaussians of
+:func:`~ensemble_lib.inference.classification_fits.fit_classification` with their KL and F, and
+the exact ln Z and ln P(D|α) (each fit 50–200 ms, a panel step must take ≤ 30 ms); the same test
+file re-derives stored rows.
+
+Run ``python -m ensemble_lib.studies.classification_demo`` to rewrite both files.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -143,10 +150,89 @@ def load_store(directory=None) -> dict[str, np.ndarray]:
     return load_npz(stored_file(STORE_NAME, directory, COMMAND))
 
 
+# ---------------------------------------------------------------------------
+# Lesson 8's neuron panel: every slider setting on the grid, fitted once
+# ---------------------------------------------------------------------------
+
+#: the neuron without a bias (MacKay (17), w = (0, 2), inputs N(0, 2² I)): the largest N drawn per
+#: seed (the panel's data are its first N points, arriving one by one as in MacKay's Fig. 7)
+NEURON_N_MAX = 30
+NEURON_INPUT_SD = 2.0
+NEURON_W = (0.0, 2.0)
+#: the slider grid stored: N = 1 … 30, α = 10^(−1 … 1 in steps of ½), seeds 0 … 4
+NEURON_NS = tuple(range(1, NEURON_N_MAX + 1))
+NEURON_LOG10_ALPHAS = (-1.0, -0.5, 0.0, 0.5, 1.0)
+NEURON_SEEDS = tuple(range(5))
+NEURON_STORE_NAME = "classification_neuron_fits.npz"
+
+
+@lru_cache(maxsize=16)
+def _neuron_draw(seed: int) -> ClassificationData:
+    return classification_data(np.random.default_rng(seed), n=NEURON_N_MAX, w=NEURON_W, input_sd=NEURON_INPUT_SD)
+
+
+def neuron_data(n: int, seed: int) -> ClassificationData:
+    """The first ``n`` points (1 … :data:`NEURON_N_MAX`) of the neuron's data set ``seed``: one draw
+    per seed, so a larger N adds points to the same data (MacKay's Fig. 7)."""
+    n = check.integer("n", n, low=1, high=NEURON_N_MAX)
+    seed = check.integer("seed", seed, low=0)
+    d = _neuron_draw(seed)
+    return ClassificationData(d.x[:n], d.t[:n], d.w)
+
+
+def neuron_posterior(n: int, alpha: float, seed: int) -> LogisticPosterior:
+    """The exact posterior of :func:`neuron_data` ``(n, seed)`` with prior precision ``alpha``."""
+    d = neuron_data(n, seed)
+    return LogisticPosterior(d.x, d.t, alpha)
+
+
+def neuron_settings() -> list[tuple[int, float, int]]:
+    """Every stored (N, log10 α, seed), N varying fastest (each fit warm-starts the next)."""
+    return [(n, a, s) for s in NEURON_SEEDS for a in NEURON_LOG10_ALPHAS for n in NEURON_NS]
+
+
+def fits_row(fits) -> dict[str, np.ndarray]:
+    """The stored numbers of one :class:`~ensemble_lib.inference.classification_fits.ClassificationFits`."""
+    row = {"log_evidence": fits.log_evidence, "log_evidence_laplace": fits.log_evidence_laplace}
+    for key in FAMILIES:
+        fit = getattr(fits, key)
+        row.update({f"{key}_mean": fit.mean, f"{key}_cov": fit.cov, f"{key}_kl": fit.kl, f"{key}_bound": fit.bound})
+    return row
+
+
+def compute_neuron_store(settings=None) -> dict[str, np.ndarray]:
+    """The fits of every setting (:func:`neuron_settings`): ``n``, ``log10_alpha``, ``seed`` and the
+    columns of :func:`fits_row`, plus ``log_Z``, one row per setting (a few minutes)."""
+    settings = neuron_settings() if settings is None else list(settings)
+    rows, warm, last = [], None, None
+    for n, la, seed in settings:
+        if last != (la, seed):
+            warm = None
+        post = neuron_posterior(n, 10.0 ** la, seed)
+        fits = fit_classification(post, warm=warm)
+        rows.append({"n": n, "log10_alpha": la, "seed": seed, "log_Z": post.log_Z, **fits_row(fits)})
+        warm, last = fits, (la, seed)
+    return {k: np.array([r[k] for r in rows]) for k in rows[0]}
+
+
+def write_neuron_store(path=None) -> "Path":  # noqa: F821 - pathlib.Path, returned by save_npz
+    """Compute and write :data:`NEURON_STORE_NAME` (into ``figures/`` unless ``path`` is given)."""
+    return save_npz(compute_neuron_store(), stored_file(NEURON_STORE_NAME) if path is None else path)
+
+
+def load_neuron_store(directory=None) -> dict[str, np.ndarray]:
+    """The stored arrays of :func:`compute_neuron_store`."""
+    return load_npz(stored_file(NEURON_STORE_NAME, directory, COMMAND))
+
+
 def main(argv=None) -> None:
     parser = study_parser(__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("fig9", "neuron"), help="write one of the two files")
     args = parser.parse_args(argv)
-    write_store(stored_file(STORE_NAME, args.outdir))
+    if args.only != "neuron":
+        write_store(stored_file(STORE_NAME, args.outdir))
+    if args.only != "fig9":
+        write_neuron_store(stored_file(NEURON_STORE_NAME, args.outdir))
 
 
 if __name__ == "__main__":
