@@ -235,5 +235,12 @@ def main(argv=None) -> None:
         write_neuron_store(stored_file(NEURON_STORE_NAME, args.outdir))
 
 
+__all__ = ["COMMAND", "ContourPath", "DISTANCES", "FAMILIES", "FIG9", "NEURON_INPUT_SD", "NEURON_LOG10_ALPHAS",
+           "NEURON_N_MAX", "NEURON_NS", "NEURON_SEEDS", "NEURON_STORE_NAME", "NEURON_W", "STORE_NAME", "X1", "X2",
+           "compute_neuron_store", "compute_store", "contour_path", "fig9_data", "fig9_posterior", "fits_row",
+           "load_neuron_store", "load_store", "main", "neuron_data", "neuron_posterior", "neuron_settings",
+           "write_neuron_store", "write_store"]
+
+
 if __name__ == "__main__":
     main()
