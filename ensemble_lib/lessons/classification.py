@@ -140,7 +140,8 @@ def _posterior_contours(ax, grid: PosteriorGrid):
     """Contours of the exact posterior at Δ ln P = −½, −2, −9/2, −8 from its peak (grey)."""
     top = float(np.max(grid.log_density))
     levels = top + np.array([-8.0, -4.5, -2.0, -0.5])
-    return [ax.contour(grid.u, grid.v, grid.log_density, levels=levels, colors="0.35", linewidths=0.8)]
+    return [ax.contour(grid.u, grid.v, grid.log_density, levels=levels, colors="0.35", linewidths=0.8,
+                       linestyles="solid")]
 
 
 def plot_arrival(axes, seed: int = DEFAULTS["seed"], alpha: float = DEFAULTS["alpha"], ns=ARRIVAL_NS):
@@ -246,7 +247,8 @@ class NeuronPanel(FigurePanel):
     GRID_N = 61
 
     def __init__(self):
-        fig, (ax_x, ax_w) = new_figure(8.4, 3.9, ncols=2, width_ratios=[1, 1])
+        # 580 × 310 px with the readout beside it: controls, figure and readout fit a 1366 × 768 screen
+        fig, (ax_x, ax_w) = new_figure(5.8, 3.1, ncols=2, width_ratios=[1, 1])
         self.ax_x, self.ax_w = ax_x, ax_w
         ax_x.set_xlim(*X_LIMITS[:2])
         ax_x.set_ylim(*X_LIMITS[2:])
@@ -258,7 +260,7 @@ class NeuronPanel(FigurePanel):
         self._zeros = ax_x.scatter([], [], marker="o", facecolors="none", edgecolors="k", s=22)
         self._boundary, = ax_x.plot([], [], "-", color=COLORS["laplace"], lw=1.2, label="w_MP·x = 0")
         _weight_axes(ax_w)
-        ax_w.set_title("exact posterior P(w | D, α) and Gaussians", fontsize=9)
+        ax_w.set_title("exact posterior and Gaussians", fontsize=9)
         ax_w.plot(*MACKAY_FIG5_W, "+", color="k", markersize=9)
         self._contours = []
         self._ellipses = {key: plot_gaussian_ellipses(ax_w, [0.0, 0.0], np.eye(2), n_sigmas=(1, 2),
@@ -446,7 +448,8 @@ class ModeratedPanel(FigurePanel):
 
     def __init__(self):
         self.fig9 = fig9_state()
-        fig, (a, b) = new_figure(8.4, 4.0, ncols=2, sharey=True)
+        # 580 × 330 px with the readout beside it (a 1366 × 768 screen holds the whole panel)
+        fig, (a, b) = new_figure(5.8, 3.3, ncols=2, sharey=True)
         plot_fig9(a, b, self.fig9)
         self._marks = [ax.plot([], [], "*", color=COLORS["svi"], markersize=13, markeredgecolor="k")[0]
                        for ax in (a, b)]
