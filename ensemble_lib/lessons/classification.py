@@ -317,6 +317,9 @@ PREDICTIVES = ("best_fit", "exact", "moderated", "laplace", "diagonal", "full")
 PREDICTIVE_LABELS = {"best_fit": "best fit σ(a_MP)", "exact": "exact (grid posterior)",
                      "moderated": "MacKay ψ = σ(κ(s) a_MP)", "laplace": "Laplace Gaussian, by quadrature",
                      "diagonal": "KL diagonal Gaussian", "full": "KL full Gaussian"}
+#: the same, short, for the panel's readout beside its figure
+SHORT_LABELS = {"best_fit": "best fit", "exact": "exact", "moderated": "MacKay ψ", "laplace": "Laplace (quadr.)",
+                "diagonal": "KL diagonal", "full": "KL full"}
 #: the panel's distances from A (those the study stored) and B's
 DISTANCE_STEP = 0.25
 B_DISTANCE = 6.0
@@ -472,10 +475,12 @@ class ModeratedPanel(FigurePanel):
 
     def format_readout(self, st: "ModeratedState") -> str:
         exact = st.probabilities["exact"]
-        rows = [(PREDICTIVE_LABELS[k], f"{st.probabilities[k]:.4f}",
-                 "" if k == "exact" else f"{st.probabilities[k] - exact:+.4f}") for k in PREDICTIVES]
-        return (f"test point x = ({st.point[0]:.2f}, {st.point[1]:.2f}), {st.distance:g} from A"
-                + self.readout_table(rows, header=("P(t = 1 | x, D)", "value", "− exact")))
+        at_a, at_b = predictive_at(self.fig9, 0.0), predictive_at(self.fig9, B_DISTANCE)
+        rows = [(SHORT_LABELS[k], f"{at_a[k]:.4f}", f"{st.probabilities[k]:.4f}",
+                 "" if k == "exact" else f"{st.probabilities[k] - exact:+.4f}", f"{at_b[k]:.4f}")
+                for k in PREDICTIVES]
+        return (f"test point ★ x = ({st.point[0]:.2f}, {st.point[1]:.2f}), {st.distance:g} from A"
+                + self.readout_table(rows, header=("P(t = 1 | x, D)", "A", "★", "★ − exact", "B")))
 
 
 @dataclass(frozen=True)
@@ -607,6 +612,7 @@ def write_figures(outdir) -> list[Path]:
 __all__ = [
     "ALPHA_RANGE", "ARRIVAL_NS", "B_DISTANCE", "DEFAULTS", "EXERCISES", "Fig9State", "ModeratedPanel",
     "ModeratedState", "N_RANGE", "NeuronPanel", "NeuronState", "PREDICTIVES", "PREDICTIVE_LABELS", "SEED_RANGE",
+    "SHORT_LABELS",
     "W_LIMITS", "arrival_figure", "evidence_sentence", "fig9_figure", "fig9_sentence", "fig9_state", "fig9_table",
     "fits_table", "neuron_figure", "plot_neuron",
     "kl_ranking", "neuron_data", "neuron_state", "plot_arrival", "plot_fig9", "predictive_at", "softmax_demo",
