@@ -60,3 +60,19 @@ def test_best_fit_stays_at_0_9_and_the_exact_falls_towards_0_5_beyond_the_first_
     assert np.allclose(st.path["best_fit"], 0.9, atol=5e-5)
     beyond = st.path["exact"][st.distances >= 1.0]
     assert np.all(np.diff(beyond) < 0) and np.all(beyond > 0.5)
+
+
+def test_laplaces_evidence_is_not_a_lower_bound():
+    sentence(NB, "the bound F is a guaranteed lower bound on $\\ln P(D\\mid\\alpha)$, Laplace's evidence is not")
+    s = load_neuron_store()
+    assert np.all(s["full_bound"] <= s["log_evidence"] + 1e-9)
+    assert np.any(s["log_evidence_laplace"] > s["log_evidence"] + 1e-6)  # settings where Laplace overshoots
+
+
+def test_at_b_the_bayesian_classifier_is_much_less_sure_than_the_best_fit():
+    sentence(NB, "The best fit says 0.9 at both.")
+    sentence(NB, "at B the Bayesian classifier is much less sure")
+    sentence(NB, "the exact predictive falls towards 0.5 away from the data")
+    at_a, at_b = (l8.predictive_at(l8.fig9_state(), d) for d in (0.0, l8.B_DISTANCE))
+    assert abs(at_a["best_fit"] - 0.9) < 5e-5 and abs(at_b["best_fit"] - 0.9) < 5e-5
+    assert abs(at_b["exact"] - 0.5) < 0.5 * abs(0.9 - 0.5) < abs(at_a["exact"] - 0.5)
