@@ -11,6 +11,7 @@ module                      notebook
 :mod:`.stochastic_vi`       ``05_deterministic_vs_stochastic_vi``
 :mod:`.model_choice`        ``06_choosing_the_model`` (a package, one module per topic)
 :mod:`.mixture`             ``07_mixture_of_gaussians``
+:mod:`.classification`      ``08_classification``
 ==========================  ======================================================
 
 Lessons never import each other: what two lessons share lives in the library

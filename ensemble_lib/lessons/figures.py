@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from ..studies.store import FIGURES_DIR, replace_if_changed
-from . import bound, mean_sigma, mixture, model_choice, networks, stochastic_vi, toy_posterior
+from . import bound, classification, mean_sigma, mixture, model_choice, networks, stochastic_vi, toy_posterior
 
 #: every lesson's ``write_figures(outdir)``, in the order they run (lesson 4's also draws Table 1's)
 WRITERS = [
@@ -31,6 +31,7 @@ WRITERS = [
     networks.write_figures,
     model_choice.write_figures,
     mixture.write_figures,
+    classification.write_figures,
 ]
 
 

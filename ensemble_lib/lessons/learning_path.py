@@ -111,4 +111,17 @@ LESSONS = [
         module="mixture",
         panels=('MixtureExplorer',),
     ),
+    Lesson(
+        "08_classification.ipynb",
+        "Classification with an exact answer: MacKay's single neuron",
+        "the exact posterior of a two-weight logistic neuron as data arrive (Fig. 7), Laplace vs the diagonal and "
+        "full KL Gaussians with KL(Q‖P) and F live, and moderated outputs (Fig. 9): best fit vs exact predictive vs "
+        "MacKay's ψ vs the KL Gaussian away from the data; the softmax for several classes",
+        "MacKay 'Probable networks' §2.3–2.5 (eqs 16–17, Figs 5–7) and §5.4 (Fig. 9); Barber & Bishop §2–2.1",
+        "classification_fig7.png",
+        "The exact posterior of MacKay's single neuron after 1, 2, 5, 10 and 30 data points, concentrating around "
+        "the generating weights, with the full KL Gaussian's one-sigma ellipse on each",
+        module="classification",
+        panels=('NeuronPanel', 'ModeratedPanel'),
+    ),
 ]

@@ -92,6 +92,16 @@ SPEC = {
         numbers=lambda s: [f"{s.fit.kl:.4f}", f"{s.fit_bound.kl_bound:.4f}",
                            f"{s.comparison.posterior.log_evidence:.4f}"],
         bad=("alpha", -1.0, "alpha")),
+    "NeuronPanel": dict(
+        moves=[("n", 20), ("alpha", 10.0), ("seed", 3), ("n", 1)],
+        readout="KL(Q‖P)",
+        numbers=lambda s: [f"{s.kls['full']:.4f}", f"{s.bounds['laplace']:.4f}", f"{s.log_evidence:.4f}"],
+        bad=("alpha", -1.0, "alpha")),
+    "ModeratedPanel": dict(
+        moves=[("distance", 3.0), ("distance", 6.0), ("distance", 0.5)],
+        readout="P(t = 1 | x, D)",
+        numbers=lambda s: [f"{s.probabilities['exact']:.4f}", f"{s.probabilities['moderated']:.4f}"],
+        bad=("distance", 0.3, "distance")),
 }
 
 _BUILT: dict = {}
