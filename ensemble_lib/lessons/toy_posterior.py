@@ -35,7 +35,7 @@ from ..models.erf_network import TOY_N, TOY_NOISE_SD, TOY_V_TRUE
 from ..inference.laplace import laplace_fit
 from ..ui.plotting import (COLORS, LABELS, STYLES, new_figure, nice_ceiling, plot_gaussian_ellipses,
                            plot_posterior_contours, save_figure, style, update_gaussian_ellipses)
-from ..models.toy import PAPER_PRESET, make_posterior
+from ..models.toy import PAPER_PRESET, kl_by_quadrature, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
 from ..core.progress import report
 from ..ui.panel import FigurePanel
@@ -550,8 +550,6 @@ def fits_table(fits: ToyFits, names=("laplace", "diagonal", "full", "factor")) -
 def self_check_tables(fits: ToyFits) -> tuple[Table, Table]:
     """The self-check: (our KL beside the paper's Fig. 2, the library's ln P(D) − F[Q] beside an
     independent brute-force 2-D quadrature of ∫ Q ln(Q/P))."""
-    from ..models.toy import kl_by_quadrature
-
     names = ("laplace", "diagonal", "full")
     paper = Table(("", "this data set", "paper (Fig. 2)"),
                   [(n, f"{getattr(fits, n).kl:.2f}", f"{PAPER_KL[n]:.1f}") for n in names], widths=(10, 14, 15))
