@@ -636,3 +636,77 @@ def test_slider_drag_follows_the_hand(notebook, latency_report):
 def _settle(p) -> None:
     """Wait until the panel's figure is final (kernel idle, no new image for half a second)."""
     p.settle()
+
+
+# -- exercises that answer back, and the panels' Reset (issue 29) --------------------------------
+
+#: put ``source`` into the notebook's first answer cell, run it and the check cell after it; the
+#: check's output text once it has one
+JS_ANSWER_AND_CHECK = """async (source) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const nb = panel.content;
+  const tags = (c) => (c.model.getMetadata ? c.model.getMetadata('tags') : c.model.metadata.get('tags')) || [];
+  const i = nb.widgets.findIndex(c => tags(c).includes('answer'));
+  if (i < 0 || !tags(nb.widgets[i + 1]).includes('check')) return null;
+  nb.widgets[i].model.sharedModel.setSource(source);
+  nb.activeCellIndex = i;
+  await window.jupyterapp.commands.execute('notebook:run-cell-and-select-next');
+  await window.jupyterapp.commands.execute('notebook:run-cell-and-select-next');
+  return i + 1;
+}"""
+JS_OUTPUT_TEXT = """(i) => {
+  const cell = window.jupyterapp.shell.currentWidget.content.widgets[i];
+  return cell.node.querySelector('.jp-OutputArea') ? cell.node.querySelector('.jp-OutputArea').innerText : '';
+}"""
+
+
+def test_a_wrong_answer_gets_its_check_message_and_hint(notebook):
+    """The student's way: write a plausible wrong answer (the exercise's own declared one) in the
+    first answer cell, run it and its check: the check says ✗ with a hint, not a traceback."""
+    from ensemble_lib.lessons import exercise_sets
+
+    sets = exercise_sets()
+    if notebook["nb"].name not in sets:
+        pytest.skip("no exercises in this notebook")
+    exercises, _ = sets[notebook["nb"].name]
+    first = exercises.names[0]
+    source = ("from ensemble_lib.lessons import exercise_sets\n"
+              f"globals().update(exercise_sets()[{notebook['nb'].name!r}][0][{first!r}].wrong(globals()))")
+    page = notebook["page"]
+    check_cell = page.evaluate(JS_ANSWER_AND_CHECK, source)
+    assert check_cell is not None, "no answer cell followed by its check cell"
+    page.wait_for_function(f"() => ({JS_OUTPUT_TEXT})({check_cell}).includes('✗') "
+                           f"|| ({JS_OUTPUT_TEXT})({check_cell}).includes('✓')", timeout=S.UPDATE_MS)
+    text = page.evaluate(JS_OUTPUT_TEXT, check_cell)
+    page.screenshot(path=str(notebook["shots"] / "exercise_wrong_answer.png"))
+    assert "✗" in text and "Hint:" in text and "not answered yet" not in text, text
+    assert "Traceback" not in text and "Error" not in text.split("Hint:")[0], text
+
+
+def test_reset_returns_a_moved_panel_to_its_start(notebook):
+    """Move the first panel's first enabled slider a step, press Reset: the values, the image and
+    the readout are the ones the panel opened with."""
+    panels = _panels(notebook)
+    if not panels:
+        pytest.skip("no panel in this notebook")
+    p = panels[0]
+    p.wait_idle()
+    start, start_hash = p.state(), p.image_hash()
+    slider = p.enabled_sliders()[0]
+    handle = slider.locator(".noUi-handle").first
+    problems = p.expect_update(lambda: (handle.focus(), handle.press("ArrowRight")), "key step")
+    if problems:  # at the right end already: step the other way
+        problems = p.expect_update(lambda: (handle.focus(), handle.press("ArrowLeft")), "key step back")
+    assert not problems, problems
+    assert p.state()["values"] != start["values"]
+    p.loc.locator(".panel-reset button, button.panel-reset").first.click()
+    p.page.wait_for_function(
+        # the controls jump back at once; the figure and the readout follow from the kernel
+        f"([el, v, r, src]) => {{ const s = ({S.JS_PANEL_STATE})(el); return s.complete && !s.busy && "
+        f"JSON.stringify(s.values) === JSON.stringify(v) && s.readout === r && s.src !== src; }}",
+        arg=[p.el, start["values"], start["readout"], p.state()["src"]], timeout=S.UPDATE_MS)
+    p.wait_idle()
+    end = p.state()
+    p.screenshot("after reset", always=True)
+    assert end["values"] == start["values"] and end["readout"] == start["readout"]
+    assert p.image_hash() == start_hash
