@@ -21,7 +21,9 @@ The Gaussian algebra they share (quadrature, factorisations, covariance families
 * :mod:`.network_fits` — the collapsed bound for networks, fits with warm starts, evidence
   restarts, Laplace error bars;
 * :mod:`.svi` — reparameterisation-gradient SVI on the same KL(Q‖P);
-* :mod:`.mixture` — a mixture of Gaussians as Q (B&B (39)): entropy by quadrature or a lower bound.
+* :mod:`.mixture` — a mixture of Gaussians as Q (B&B (39)), re-exporting its parts:
+  :mod:`.mixture_entropy` (its parameters; the entropy by quadrature or a lower bound),
+  :mod:`.mixture_fit` (KL(Q‖P) and one fit) and :mod:`.mixture_ladder` (K = 1, 2, … warm-started).
 """
 
 #: the sub-package re-exports nothing: its modules declare their own public names
