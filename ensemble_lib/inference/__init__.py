@@ -14,7 +14,9 @@ The Gaussian algebra they share (quadrature, factorisations, covariance families
 * :mod:`.hyperparameters` — Gamma hyperpriors and the ensemble's α, β updates (B&B (27)–(38));
 * :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25));
 * :mod:`.ard` — one α per weight class (MacKay (26)–(27), ARD §7) in the evidence and in the
-  ensemble bound, and functions drawn from the prior (§8);
+  ensemble bound, and functions drawn from the prior (§8), re-exporting its parts:
+  :mod:`.class_prior` (the classes, the prior, functions drawn from it), :mod:`.class_evidence`
+  (the evidence with one α per class) and :mod:`.class_ensemble` (the bound with one Gamma per class);
 * :mod:`.function_prior` — the prior s.d. of an erf network's output (the arcsine kernel, §8);
 * :mod:`.model_comparison` — the model evidence (MacKay (30)), pruning by evidence (§6),
   committees (§5.3), the exact ln P(D) with Gamma hyperpriors;
