@@ -19,7 +19,8 @@ The Gaussian algebra they share (quadrature, factorisations, covariance families
   (the evidence with one α per class) and :mod:`.class_ensemble` (the bound with one Gamma per class);
 * :mod:`.function_prior` — the prior s.d. of an erf network's output (the arcsine kernel, §8);
 * :mod:`.model_comparison` — the model evidence (MacKay (30)), pruning by evidence (§6),
-  committees (§5.3), the exact ln P(D) with Gamma hyperpriors;
+  committees (§5.3), the exact ln P(D) with Gamma hyperpriors, re-exporting its parts:
+  :mod:`.model_evidence`, :mod:`.deletion_evidence`, :mod:`.hyperparameter_error_bars`, :mod:`.committee`;
 * :mod:`.network_fits` — the collapsed bound for networks, fits with warm starts, evidence
   restarts, Laplace error bars;
 * :mod:`.svi` — reparameterisation-gradient SVI on the same KL(Q‖P);
