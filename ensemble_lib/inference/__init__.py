@@ -14,14 +14,19 @@ The Gaussian algebra they share (quadrature, factorisations, covariance families
 * :mod:`.hyperparameters` — Gamma hyperpriors and the ensemble's α, β updates (B&B (27)–(38));
 * :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25));
 * :mod:`.ard` — one α per weight class (MacKay (26)–(27), ARD §7) in the evidence and in the
-  ensemble bound, and functions drawn from the prior (§8);
+  ensemble bound, and functions drawn from the prior (§8), re-exporting its parts:
+  :mod:`.class_prior` (the classes, the prior, functions drawn from it), :mod:`.class_evidence`
+  (the evidence with one α per class) and :mod:`.class_ensemble` (the bound with one Gamma per class);
 * :mod:`.function_prior` — the prior s.d. of an erf network's output (the arcsine kernel, §8);
 * :mod:`.model_comparison` — the model evidence (MacKay (30)), pruning by evidence (§6),
-  committees (§5.3), the exact ln P(D) with Gamma hyperpriors;
+  committees (§5.3), the exact ln P(D) with Gamma hyperpriors, re-exporting its parts:
+  :mod:`.model_evidence`, :mod:`.deletion_evidence`, :mod:`.hyperparameter_error_bars`, :mod:`.committee`;
 * :mod:`.network_fits` — the collapsed bound for networks, fits with warm starts, evidence
   restarts, Laplace error bars;
 * :mod:`.svi` — reparameterisation-gradient SVI on the same KL(Q‖P);
-* :mod:`.mixture` — a mixture of Gaussians as Q (B&B (39)): entropy by quadrature or a lower bound.
+* :mod:`.mixture` — a mixture of Gaussians as Q (B&B (39)), re-exporting its parts:
+  :mod:`.mixture_entropy` (its parameters; the entropy by quadrature or a lower bound),
+  :mod:`.mixture_fit` (KL(Q‖P) and one fit) and :mod:`.mixture_ladder` (K = 1, 2, … warm-started).
 """
 
 #: the sub-package re-exports nothing: its modules declare their own public names

@@ -4,7 +4,9 @@
 * :mod:`.posterior` — the regression posterior, the bound F[Q] and KL(Q‖P) for any model (B&B (15)–(20));
 * :mod:`.toy` — the exact 2-parameter posterior of B&B Fig. 2, and the lessons' preset data;
 * :mod:`.linear` — an exactly Gaussian posterior (linear model): the reference case;
-* :mod:`.network` — the erf network with H hidden units (B&B (1)): ⟨E_D⟩, ⟨f⟩, ⟨f²⟩ under Q;
+* :mod:`.network` — the erf network with H hidden units (B&B (1)) and its posterior, re-exporting
+  :mod:`.network_function` (f(x, w), packing, Jacobian), :mod:`.psi_integral` (Ψ and its
+  mean-derivatives, B&B (46)–(50)) and :mod:`.network_moments` (⟨E_D⟩, ⟨f⟩, ⟨f²⟩ under Q);
 * :mod:`.mackay_gaussian` — MacKay's Gaussian mean/σ ensemble example.
 """
 

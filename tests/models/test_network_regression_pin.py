@@ -18,6 +18,7 @@ import pytest
 
 import _network_reference as ref
 from ensemble_lib.models import network as nw
+from ensemble_lib.models import psi_integral
 
 ref_psi_derivatives = ref._psi_derivatives
 ref_moments = ref._moments
@@ -77,19 +78,19 @@ def test_psi_derivatives_agree_with_previous_formulation(max_order, n_quad, shap
     m1, m2 = 2.0 * rng.normal(size=(2,) + shape)
     for args in ([m1, m2, S[..., 0, 0], S[..., 0, 1], S[..., 1, 1]],
                  [np.asfortranarray(a) for a in (m1, m2, S[..., 0, 0], S[..., 0, 1], S[..., 1, 1])]):
-        new = nw._psi_derivatives(*args, max_order, n_quad)
+        new = psi_integral._psi_derivatives(*args, max_order, n_quad)
         ref = ref_psi_derivatives(*args, max_order, n_quad)
         assert list(new) == list(ref)
         for key in ref:
             assert_close(new[key], ref[key], err_msg=str(key))
     for case in PSI_CASES:
         one = [np.array([c]) for c in case]
-        new, ref = nw._psi_derivatives(*one, max_order, n_quad), ref_psi_derivatives(*one, max_order, n_quad)
+        new, ref = psi_integral._psi_derivatives(*one, max_order, n_quad), ref_psi_derivatives(*one, max_order, n_quad)
         for key in ref:
             assert_close(new[key], ref[key], err_msg=str((case, key)))
     for case in PSI_CUT_CASES:
         one = [np.array([c]) for c in case]
-        new, ref = nw._psi_derivatives(*one, max_order, n_quad), ref_psi_derivatives(*one, max_order, n_quad)
+        new, ref = psi_integral._psi_derivatives(*one, max_order, n_quad), ref_psi_derivatives(*one, max_order, n_quad)
         for key in ref:
             np.testing.assert_allclose(new[key], ref[key], rtol=RTOL, atol=1e-15, err_msg=str((case, key)))
 
@@ -125,7 +126,7 @@ def test_block_size_does_not_change_the_result(monkeypatch):
     post = nw.NetworkPosterior(X, t, 4, alpha=1.0, beta=1.0)
     base = post.expected_data_error(mean, cov)
     for rows in (1, 7, 10_000):
-        monkeypatch.setattr(nw, "_CHUNK_ROWS", rows)
+        monkeypatch.setattr(psi_integral, "_CHUNK_ROWS", rows)
         e = post.expected_data_error(mean, cov)
         for new, old in ((e.value, base.value), (e.d_mean, base.d_mean), (e.d_cov, base.d_cov)):
             np.testing.assert_allclose(new, old, rtol=0, atol=1e-14 * np.max(np.abs(old)))
