@@ -92,6 +92,12 @@ class TextTable(str):
     rows: tuple
 
     def __new__(cls, text: str, header, rows):
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a str (the fixed-width table), got {type(text).__name__}")
+        try:
+            header, rows = tuple(header), [tuple(r) for r in rows]
+        except TypeError:
+            raise ValueError("header must be a sequence of cells and rows a sequence of such sequences") from None
         obj = super().__new__(cls, text)
         obj.header, obj.rows = tuple(header), tuple(tuple(r) for r in rows)
         return obj
@@ -102,7 +108,10 @@ class TextTable(str):
 
         The first line is the header; a line shorter than the columns gets empty cells.
         """
-        widths = [int(w) for w in widths]
+        try:
+            widths = [int(w) for w in widths]
+        except (TypeError, ValueError):
+            raise ValueError(f"widths must be positive column widths, got {widths!r}") from None
         if not widths or min(widths) < 1:
             raise ValueError(f"widths must be positive column widths, got {widths!r}")
 

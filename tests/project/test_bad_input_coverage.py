@@ -94,7 +94,7 @@ def _takes_arguments(func, *, bound: bool) -> bool:
 
 
 def _own(obj) -> bool:
-    return getattr(obj, "__module__", "").startswith("ensemble_lib.")
+    return (getattr(obj, "__module__", None) or "").startswith("ensemble_lib.")
 
 
 def _generated_init(cls) -> bool:

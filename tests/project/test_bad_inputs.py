@@ -35,7 +35,7 @@ from ensemble_lib.core.gaussian import ellipse_geometry
 from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
 from ensemble_lib.lessons import mixture as mixture_lesson
 from ensemble_lib.studies import datasets, table1
-from ensemble_lib.ui import memo, plotting, progress, solution, voila
+from ensemble_lib.ui import memo, plotting, progress, solution, tables, voila
 
 # ---------------------------------------------------------------------------
 # small valid objects the bad calls start from (built once, on first use)
@@ -791,6 +791,11 @@ CASES = [
     C(lambda: E.predictive_maps(toy(), logit_fits(), [0.0, 1.0], [0.0, 1.0]), r"post must be a LogisticPosterior", id="pmaps-post", on="inference.classification_fits.predictive_maps"),
     C(lambda: E.predictive_maps(logit_post(), logit_fits(), [0.0, 1.0], [0.0, 1.0], bias=1.0), r"bias must be given exactly when", id="pmaps-bias", on="inference.classification_fits.predictive_maps"),
     # --- issue 31: ui (not the panel modules)
+    C(lambda: tables.Table(("a", "b"), [("1",)]), r"every row must have 2 cells", id="table-row", on="ui.tables.Table"),
+    C(lambda: tables.TextTable(3, ("a",), []), r"text must be a str", id="texttable-text", on="ui.tables.TextTable"),
+    C(lambda: tables.TextTable("a", ("a",), 5), r"header must be a sequence", id="texttable-rows", on="ui.tables.TextTable"),
+    C(lambda: tables.TextTable.from_columns("a b", (0, 2)), r"widths must be positive", id="texttable-widths", on="ui.tables.TextTable.from_columns"),
+    C(lambda: tables.TextTable.from_columns("a b", "x"), r"widths must be positive", id="texttable-widths-str", on="ui.tables.TextTable.from_columns"),
     C(lambda: memo.LRUMemo(-1), r"maxsize must be an integer >= 0", id="memo-size", on="ui.memo.LRUMemo"),
     C(lambda: memo.LRUMemo(2).get("a", 3), r"compute must be callable", id="memo-get-compute", on="ui.memo.LRUMemo.get"),
     C(lambda: memo.LRUMemo(2).get([1], lambda: 1), r"key must be hashable", id="memo-get-key", on="ui.memo.LRUMemo.get"),
