@@ -88,7 +88,7 @@ def test_every_lesson_record_names_its_module_and_the_panels_it_defines():
     assert len(set(modules)) == len(modules) and all(modules), modules
     on_disk = {p.stem for p in lessons_dir.glob("*.py")} | {p.parent.name for p in lessons_dir.glob("*/__init__.py")}
     # not lessons: the package, the registry and the two commands that gather every lesson
-    commands = {"__init__", "learning_path", "figures", "student_copies"}
+    commands = {"__init__", "learning_path", "figures", "student_copies", "store_lessons"}
     assert set(modules) == on_disk - commands, "a lesson module without a record, or vice versa"
     for lesson in LESSONS:
         mod = importlib.import_module(f"ensemble_lib.lessons.{lesson.module}")

@@ -250,7 +250,7 @@ def test_import_ensemble_lib_loads_the_maths_only():
 
 
 #: modules of lessons/ that are not lessons: the package, the registry, the two commands over every lesson
-NOT_LESSONS = {"__init__", "learning_path", "figures", "student_copies"}
+NOT_LESSONS = {"__init__", "learning_path", "figures", "student_copies", "store_lessons"}
 
 
 def _lesson_of(path: Path) -> str:
