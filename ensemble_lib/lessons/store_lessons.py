@@ -10,6 +10,8 @@ rather than by hand, so every lesson is stored the same way:
 * exercise solutions (cells tagged ``solution``) run too — a later cell may compare with them — but
   are saved unexecuted, so a student who opens the lesson sees no answer (their outputs and
   execution counts are cleared);
+* no run times are recorded in the cells, so storing twice changes only what the lesson prints
+  differently (a wall time, say);
 * the file is written atomically (a temporary file beside it, then a rename).
 
 With no argument every lesson is stored. Nothing else in the repository changes.
@@ -41,9 +43,10 @@ def store(path: Path | str, timeout: int = CELL_TIMEOUT) -> Path:
     if path.suffix != ".ipynb" or not path.is_file():
         raise ValueError(f"path must be an existing .ipynb file, got {path}")
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=True, record_timing=False,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     for cell in nb.cells:
+        cell.get("metadata", {}).pop("execution", None)  # run times: they would change on every run
         if is_solution(cell):
             cell.outputs, cell.execution_count = [], None
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".ipynb", dir=path.parent)

@@ -44,3 +44,8 @@ def test_a_failing_lesson_leaves_the_stored_one_as_it_was(tmp_path):
 def test_a_path_that_is_not_a_notebook_is_refused(tmp_path):
     with pytest.raises(ValueError, match="path must be an existing .ipynb file"):
         store_lessons.store(tmp_path / "missing.ipynb")
+
+
+def test_no_run_times_are_stored(tmp_path):
+    path = store_lessons.store(_lesson(tmp_path))
+    assert all("execution" not in c["metadata"] for c in json.loads(path.read_text())["cells"])
