@@ -49,9 +49,11 @@ __all__ = ["EXERCISES", "NetworkErrorBars", "boston_network_error_bars", "ex3_fo
            "ex5_gaps", "pruning_network", "ARD_LIMIT", "HyperErrorBarDemo",
            "NOISE_MAX", "N_FUNCTIONS", "NoiseARDState", "NoiseInputsPanel",
            "OCCAM_PRIOR", "OccamRow", "PriorFunctionsPanel", "PriorState", "X_ERRORBARS", "X_PRIOR", "ard_arrays",
-           "ard_figure", "committee_rows", "format_ard_inputs", "format_ard_splits", "format_committees", "format_hyper_error_bars", "format_noise_summary",
+           "ard_figure", "committee_rows", "format_ard_inputs", "format_ard_splits", "format_committees",
+           "format_hyper_error_bars", "format_noise_summary",
            "format_occam", "format_pruning", "format_pruning_study", "format_size", "hyper_error_bar_demo",
            "hyper_error_bar_figure", "model_size_figure", "noise_ard", "noise_summary", "occam_figure", "plot_ard",
            "plot_hyper_error_bars", "plot_model_size", "plot_occam", "plot_pruning_study", "polynomial_data",
            "polynomial_design", "polynomial_occam", "prior_functions", "pruning_demo",
-           "pruning_study_figure", "pruning_study_rows", "real_inputs_switched_off", "size_rows", "toy_occam", "write_figures"]
+           "pruning_study_figure", "pruning_study_rows", "real_inputs_switched_off", "size_rows",
+           "toy_occam", "write_figures"]
