@@ -101,14 +101,14 @@ def test_committee_rows_pair_the_stored_numbers_by_split_and_size():
         (0.25, 0.27, 3, 16)
     assert row["ensemble"] == 0.4 and row["hmc"] == 0.2  # H = 4's ensemble, split 1's HMC run
     assert (row["committee"], row["best_single"]) == (0.30, 0.31)
-    text = L.format_committees([row])
+    text = L.format_committees([row]).text()
     assert "0.250 ( 3/16)" in text and "0.200" in text
     # an HMC reference of another size is not set beside the committee; a missing size shows a dash
     hmc["boston"]["config"]["n_hidden"] = 8
     (row,) = L.committee_rows(_committee_result(), hmc)
     assert row["hmc"] is None
     (row,) = L.committee_rows(_committee_result(H=3), None)
-    assert row["ensemble"] is None and row["hmc"] is None and "—" in L.format_committees([row])
+    assert row["ensemble"] is None and row["hmc"] is None and "—" in L.format_committees([row]).text()
 
 
 def test_what_the_lesson_says_about_the_stored_committees():

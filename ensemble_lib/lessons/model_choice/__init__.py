@@ -29,7 +29,7 @@ The maths they stage lives in the library (:mod:`ensemble_lib.inference.model_co
 re-exported here, so ``from ensemble_lib.lessons.model_choice import X`` works for each.
 """
 
-from .ard_boston import ard_arrays, ard_figure, plot_ard
+from .ard_boston import ard_arrays, ard_figure, format_ard_inputs, format_ard_splits, plot_ard
 from .committees import committee_rows, format_committees
 from .exercises import EXERCISES, ex3_formula_sd, ex4_numbers, ex5_gaps
 from .figures import write_figures
@@ -38,7 +38,7 @@ from .hyper_error_bars import (X_ERRORBARS, HyperErrorBarDemo, NetworkErrorBars,
                                plot_hyper_error_bars)
 from .network_size import format_size, model_size_figure, plot_model_size, size_rows
 from .noise_inputs import (ARD_LIMIT, NOISE_MAX, NoiseARDState, NoiseInputsPanel, format_noise_summary, noise_ard,
-                           noise_summary)
+                           noise_summary, real_inputs_switched_off)
 from .occam import (OCCAM_PRIOR, OccamRow, format_occam, occam_figure, plot_occam, polynomial_data,
                     polynomial_design, polynomial_occam, toy_occam)
 from .prior_functions import N_FUNCTIONS, X_PRIOR, PriorFunctionsPanel, PriorState, prior_functions
@@ -49,9 +49,11 @@ __all__ = ["EXERCISES", "NetworkErrorBars", "boston_network_error_bars", "ex3_fo
            "ex5_gaps", "pruning_network", "ARD_LIMIT", "HyperErrorBarDemo",
            "NOISE_MAX", "N_FUNCTIONS", "NoiseARDState", "NoiseInputsPanel",
            "OCCAM_PRIOR", "OccamRow", "PriorFunctionsPanel", "PriorState", "X_ERRORBARS", "X_PRIOR", "ard_arrays",
-           "ard_figure", "committee_rows", "format_committees", "format_hyper_error_bars", "format_noise_summary",
+           "ard_figure", "committee_rows", "format_ard_inputs", "format_ard_splits", "format_committees",
+           "format_hyper_error_bars", "format_noise_summary",
            "format_occam", "format_pruning", "format_pruning_study", "format_size", "hyper_error_bar_demo",
            "hyper_error_bar_figure", "model_size_figure", "noise_ard", "noise_summary", "occam_figure", "plot_ard",
            "plot_hyper_error_bars", "plot_model_size", "plot_occam", "plot_pruning_study", "polynomial_data",
            "polynomial_design", "polynomial_occam", "prior_functions", "pruning_demo",
-           "pruning_study_figure", "pruning_study_rows", "size_rows", "toy_occam", "write_figures"]
+           "pruning_study_figure", "pruning_study_rows", "real_inputs_switched_off", "size_rows",
+           "toy_occam", "write_figures"]

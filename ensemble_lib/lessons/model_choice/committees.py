@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+from ...ui.tables import Table
+
+
 def committee_rows(result: dict, hmc: dict | None = None) -> list[dict]:
     """Per split, test MSEs side by side: at the HMC reference's size (H = ``committee_hidden``) the
     best single optimum, the committee of the distinct optima, the ensemble (B&B's diagonal Q) and the
@@ -31,20 +34,20 @@ def committee_rows(result: dict, hmc: dict | None = None) -> list[dict]:
     return rows
 
 
-def format_committees(rows) -> str:
-    """The table of :func:`committee_rows`: test MSE; members = distinct optima of the restarts."""
+def format_committees(rows) -> Table:
+    """The table of :func:`committee_rows` (text; an HTML table in a notebook): test MSE; (m/n) counts
+    the distinct optima of n restarts; a dash where the size study has no such run."""
     H = rows[0]["H"] if rows else 4
 
-    def cell(x, width):
-        return f"{x:{width}.3f}" if x is not None else f"{'—':>{width}}"
+    def mse(x):
+        return "—" if x is None else f"{x:.3f}"
 
-    lines = [f"{'':15} {f'one size, H = {H}':^46}   {'every H = 1…8':^30}",
-             f"{'data':<9} {'split':>5} {'best':>7} {'committee':>13} {'ensemble':>9} {'HMC':>7}   "
-             f"{'best (H)':>10} {'committee':>16}"]
-    for r in rows:
-        lines.append(f"{r['dataset']:<9} {r['split']:>5} {cell(r['fixed_best_single'], 7)} "
-                     f"{cell(r['fixed_committee'], 6)} ({r['fixed_members']:>2}/{r['fixed_runs']:<2}) "
-                     f"{cell(r['ensemble'], 9)} {cell(r['hmc'], 7)}   "
-                     f"{cell(r['best_single'], 6)} ({r['best_H']}) {cell(r['committee'], 6)} "
-                     f"({r['members']:>2} optima)")
-    return "\n".join(lines)
+    cells = [(r["dataset"], f"{r['split']}", mse(r["fixed_best_single"]),
+              f"{mse(r['fixed_committee'])} ({r['fixed_members']:>2}/{r['fixed_runs']})", mse(r["ensemble"]),
+              mse(r["hmc"]), f"{mse(r['best_single'])} ({r['best_H']})",
+              f"{mse(r['committee'])} ({r['members']:>2} optima)") for r in rows]
+    return Table(("data", "split", f"H = {H}: best", "committee", "ensemble", "HMC", "every H: best (H)",
+                  "committee"), cells, widths=(-8, 5, 11, 13, 8, 5, 17, 17),
+                 caption=f"Test MSE per split. One size, H = {H}: the best single optimum, the committee of "
+                         "its distinct optima (m of n restarts), the ensemble and HMC; every H = 1…8: the "
+                         "best single optimum (its H) and the committee of every optimum")

@@ -24,6 +24,7 @@ from ...models.linear import LinearGaussianPosterior
 from ...models.network import NetworkPosterior, network_jacobian
 from ...studies.model_size import ModelSizeConfig, load_split
 from ...ui.plotting import new_figure
+from ...ui.tables import Table
 from .occam import polynomial_data, polynomial_design
 
 #: where the error bars are drawn: the data's range (−1, 1) and a little beyond
@@ -85,19 +86,20 @@ def hyper_error_bar_demo(degree: int = 3, n: int = 20, seed: int = 0) -> HyperEr
                              log_alpha_error=run.log_alpha_error, log_beta_error=run.log_beta_error)
 
 
-def format_hyper_error_bars(demos) -> str:
-    """Per model: γ, the error bars (25), and the variances inside the data and at the ends."""
-    lines = [f"{'model':<9} {'gamma':>6} {'s_lna':>6} {'s_lnb':>6} {'where':<11} {'g^T A^-1 g':>11} "
-             f"{'MacKay extra':>12} {'1/beta':>8} {'exact spread':>12} {'exact total/MacKay':>18}"]
+def format_hyper_error_bars(demos) -> Table:
+    """Per model: γ, the error bars (25), and the variances inside the data and at the ends (text; an
+    HTML table in a notebook)."""
+    rows = []
     for d in demos:
         inside = np.abs(d.x) <= 1.0
         for where, sel in (("|x| <= 1", inside), ("x = -1.3", d.x == d.x[0]), ("x = +1.3", d.x == d.x[-1])):
-            lines.append(
-                f"{'degree ' + str(d.degree):<9} {d.gamma:6.2f} {d.log_alpha_error:6.3f} {d.log_beta_error:6.3f} "
-                f"{where:<11} {np.mean(d.weight_variance[sel]):11.4g} {np.mean(d.hyper_variance[sel]):12.4g} "
-                f"{d.noise_variance:8.4g} {np.mean(d.exact_spread[sel]):12.4g} "
-                f"{np.mean(d.exact_variance[sel] / d.variance[sel]):18.3f}")
-    return "\n".join(lines)
+            rows.append((f"degree {d.degree}", f"{d.gamma:.2f}", f"{d.log_alpha_error:.3f}",
+                         f"{d.log_beta_error:.3f}", where, f"{np.mean(d.weight_variance[sel]):.4g}",
+                         f"{np.mean(d.hyper_variance[sel]):.4g}", f"{d.noise_variance:.4g}",
+                         f"{np.mean(d.exact_spread[sel]):.4g}",
+                         f"{np.mean(d.exact_variance[sel] / d.variance[sel]):.3f}"))
+    return Table(("model", "gamma", "s_lna", "s_lnb", "where", "g^T A^-1 g", "MacKay extra", "1/beta",
+                  "exact spread", "exact total/MacKay"), rows, widths=(-9, 6, 6, 6, -11, 11, 12, 8, 12, 18))
 
 
 def plot_hyper_error_bars(axes, demo: HyperErrorBarDemo) -> None:

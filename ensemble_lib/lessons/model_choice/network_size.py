@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ui.plotting import new_figure
+from ...ui.tables import Table
 
 def size_rows(result: dict, dataset: str) -> list[dict]:
     """Per H: mean ± s.e. over splits (the stored ``summary``) as flat rows."""
@@ -21,15 +22,14 @@ def size_rows(result: dict, dataset: str) -> list[dict]:
     return rows
 
 
-def format_size(result: dict, dataset: str) -> str:
-    lines = [f"{dataset}: mean over {result['config']['n_splits']} splits",
-             f"{'H':>2} {'ln ev (30)':>11} {'Laplace MSE':>12} {'units':>6} {'bound F*':>10} "
-             f"{'ens. MSE':>9} {'units':>6}"]
-    for r in size_rows(result, dataset):
-        lines.append(f"{r['H']:>2} {r['log_evidence']:11.2f} {r['laplace_test_mse']:12.3f} "
-                     f"{r['laplace_active_units']:6.1f} {r['bound']:10.2f} {r['ensemble_test_mse']:9.3f} "
-                     f"{r['ensemble_active_units']:6.1f}")
-    return "\n".join(lines)
+def format_size(result: dict, dataset: str) -> Table:
+    """The table of :func:`size_rows` (text; an HTML table in a notebook), titled by its caption."""
+    rows = [(f"{r['H']}", f"{r['log_evidence']:.2f}", f"{r['laplace_test_mse']:.3f}",
+             f"{r['laplace_active_units']:.1f}", f"{r['bound']:.2f}", f"{r['ensemble_test_mse']:.3f}",
+             f"{r['ensemble_active_units']:.1f}") for r in size_rows(result, dataset)]
+    return Table(("H", "ln ev (30)", "Laplace MSE", "units", "bound F*", "ens. MSE", "units"), rows,
+                 widths=(2, 11, 12, 6, 10, 9, 6),
+                 caption=f"{dataset}: mean over {result['config']['n_splits']} splits")
 
 
 def _errorbar(ax, x, rows, key, **kw):

@@ -17,6 +17,7 @@ from ...studies import noise_inputs as NI
 from ...ui.memo import LRUMemo
 from ...ui.panel import FigurePanel
 from ...ui.plotting import new_figure
+from ...ui.tables import Table
 
 #: the α limit of the re-estimation: an input whose α_c runs to it is switched off
 ARD_LIMIT = check.PRECISION_RANGE[1]
@@ -122,18 +123,24 @@ def noise_summary(ns: tuple = (1, 3, 5, 10, 20, 30)) -> list[dict]:
     return out
 
 
-def format_noise_summary(rows) -> str:
-    lines = [f"{'noise':>5} {'switched off':>13} {'all noise > all real':>21} {'ARD better':>10} "
-             f"{'test MSE ARD':>14} {'test MSE one α':>15}"]
+def format_noise_summary(rows) -> Table:
+    """The table of :func:`noise_summary` (text; an HTML table in a notebook): per number of noise
+    inputs, over the seeds, the range of the share switched off and of both test MSEs, and counts."""
+    cells = []
     for r in rows:
+        n = r["n_seeds"]
         better = sum(a < b for a, b in zip(r["ard_mse"], r["one_alpha_mse"]))
-        lines.append(f"{r['n_noise']:>5} {min(r['off']):6.0%}–{max(r['off']):<5.0%} "
-                     f"{r['every_noise_above_every_real']:>12} of {r['n_seeds']:<5} {better:>3} of {r['n_seeds']:<3} "
-                     f"{min(r['ard_mse']):.3f}–{max(r['ard_mse']):.3f} {min(r['one_alpha_mse']):8.3f}–"
-                     f"{max(r['one_alpha_mse']):.3f}")
-    real_off = sorted({n for r in rows for n in r["real_off"]})
-    lines.append("real inputs switched off in some seed: " + ", ".join(real_off))
-    return "\n".join(lines)
+        cells.append((f"{r['n_noise']}", f"{min(r['off']):.0%}–{max(r['off']):.0%}",
+                      f"{r['every_noise_above_every_real']} of {n}", f"{better} of {n}",
+                      f"{min(r['ard_mse']):.3f}–{max(r['ard_mse']):.3f}",
+                      f"{min(r['one_alpha_mse']):.3f}–{max(r['one_alpha_mse']):.3f}"))
+    return Table(("noise", "switched off", "all noise > all real", "ARD better", "test MSE ARD", "test MSE one α"),
+                 cells, caption="Pure-noise inputs appended to Boston, over the noise seeds (ranges: lowest–highest)")
+
+
+def real_inputs_switched_off(rows) -> list[str]:
+    """The real inputs switched off in some setting of :func:`noise_summary`'s rows."""
+    return sorted({n for r in rows for n in r["real_off"]})
 
 
 def story_exceptions(state: NoiseARDState) -> list[str]:

@@ -25,8 +25,8 @@ from ...inference.model_comparison import exact_log_evidence, model_log_evidence
 from ...inference.network_fits import fit_ensemble
 from ...models.linear import LinearGaussianPosterior
 from ...models.toy import make_posterior
-from ...ui.tables import TextTable as Table
 from ...ui.plotting import new_figure
+from ...ui.tables import Table
 
 #: the hyperpriors of the exact Occam comparison (Barber & Bishop's broad ones)
 OCCAM_PRIOR = GammaHyperprior()
@@ -90,13 +90,11 @@ def toy_occam(alphas: tuple = (0.02, 0.2, 2.0, 20.0), seed: int = 25) -> tuple:
 
 def format_occam(rows) -> Table:
     """The table of :class:`OccamRow` s (text; an HTML table in a notebook)."""
-    lines = [f"{'model':<12} {'ln P(D) exact':>14} {'Laplace (30)':>13} {'bound F*':>10} "
-             f"{'Laplace-exact':>14} {'exact-F*':>9}"]
-    for r in rows:
-        lines.append(f"{r.label:<12} {r.log_evidence_exact:14.4f} {r.log_evidence_laplace:13.4f} "
-                     f"{r.bound:10.4f} {r.log_evidence_laplace - r.log_evidence_exact:+14.4f} "
-                     f"{r.log_evidence_exact - r.bound:9.4f}")
-    return Table.from_columns("\n".join(lines), (12, 14, 13, 10, 14, 9))
+    cells = [(r.label, f"{r.log_evidence_exact:.4f}", f"{r.log_evidence_laplace:.4f}", f"{r.bound:.4f}",
+              f"{r.log_evidence_laplace - r.log_evidence_exact:+.4f}", f"{r.log_evidence_exact - r.bound:.4f}")
+             for r in rows]
+    return Table(("model", "ln P(D) exact", "Laplace (30)", "bound F*", "Laplace-exact", "exact-F*"), cells,
+                 widths=(-12, 14, 13, 10, 14, 9))
 
 
 def plot_occam(ax, rows, title: str = "", fixed: bool = False):
