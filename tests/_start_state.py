@@ -1,7 +1,8 @@
 """What a lesson's text says a panel shows when it opens, for the tests to compare with the panel.
 
-Each interactive panel is introduced by a markdown cell whose paragraph starting with
-``**Where it opens.**`` states the numbers the panel's readout shows after Run All (every decimal
+Each interactive panel is introduced by a paragraph starting with ``**Where it opens.**`` — in a
+markdown cell, or written from the numbers by a code cell just before (its Markdown output) — that
+states the numbers the panel's readout shows after Run All (every decimal
 number in that paragraph, written as the readout prints it). ``tests/notebooks/test_start_state.py`` checks
 that every displayed panel has such a paragraph right before it; the real-browser suite
 (``tests/browser/test_jupyterlab.py``) reads each readout after Run All and compares.
@@ -27,9 +28,12 @@ def stated_starts(nb_path: Path) -> list[dict]:
     cells = json.loads(Path(nb_path).read_text(encoding="utf-8"))["cells"]
     out = []
     for i, cell in enumerate(cells):
-        if cell["cell_type"] != "markdown":
-            continue
-        for para in re.split(r"\n\s*\n", _source(cell)):
+        if cell["cell_type"] == "markdown":
+            text = _source(cell)
+        else:  # a paragraph the lesson writes from the numbers when it runs (Markdown output)
+            text = "\n\n".join("".join(o.get("data", {}).get("text/markdown", ""))
+                               for o in cell.get("outputs", []))
+        for para in re.split(r"\n\s*\n", text):
             if para.lstrip().startswith(MARK):
                 numbers = [n.replace("−", "-") for n in NUMBER.findall(para)]
                 out.append({"cell": i, "text": para.strip(), "numbers": numbers})

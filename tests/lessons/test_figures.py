@@ -65,7 +65,10 @@ def test_write_all_runs_every_writer_in_order_into_a_folder_it_makes(stand_ins, 
     written = figures.write_all(out)
     assert [p.name for p in written] == ["toy_posterior.png", "bound.png", "figures.png"]
     assert all(p.parent == out and p.exists() for p in written)
-    assert [folder for _, folder in stand_ins] == [out] * 3
+    # each writer draws into a scratch folder inside outdir (then only changed files replace the
+    # stored ones, each by one rename), which is gone afterwards
+    assert all(folder.parent == out for _, folder in stand_ins)
+    assert [p.name for p in out.iterdir()] and all(not p.name.startswith(".") for p in out.iterdir())
 
 
 def test_only_picks_the_writers_whose_module_name_contains_a_given_substring(stand_ins, tmp_path):
@@ -76,5 +79,5 @@ def test_only_picks_the_writers_whose_module_name_contains_a_given_substring(sta
 
 def test_the_command_passes_its_options_and_prints_nothing(stand_ins, tmp_path, capsys):
     figures.main(["--outdir", str(tmp_path), "--only", "bound"])
-    assert [(m.rsplit(".", 1)[1], folder) for m, folder in stand_ins] == [("bound", tmp_path)]
+    assert [(m.rsplit(".", 1)[1], folder.parent) for m, folder in stand_ins] == [("bound", tmp_path)]
     assert capsys.readouterr() == ("", "")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from _claims import sentence
 from scipy import integrate, special
-from test_toy import post_mode
+from models.test_toy import post_mode
 
 from ensemble_lib.inference.toy_fits import fit_all
 from ensemble_lib.lessons import toy_posterior as tp

@@ -924,6 +924,11 @@ PANEL_CASES = [
     ("NoiseInputsPanel", "seed", "x", r"seed must be an integer \[0, 4\]"),
     ("MixtureExplorer", "K", 5, r"K must be an integer in \[1, 4\]"),
     ("MixtureExplorer", "alpha", np.nan, r"alpha must be a finite number > 0"),
+    ("NeuronPanel", "n", 0, r"n must be an integer in \[1, 30\]"),
+    ("NeuronPanel", "alpha", -1.0, r"alpha must be a finite number > 0"),
+    ("NeuronPanel", "seed", "x", r"seed must be an integer"),
+    ("ModeratedPanel", "distance", np.nan, r"distance must be a finite real number"),
+    ("ModeratedPanel", "distance", 1e9, r"distance must be one of the stored distances"),
 ]
 
 
