@@ -19,6 +19,7 @@ import dataclasses
 import html
 import importlib
 import io
+import json
 import math
 import pkgutil
 import re
@@ -187,10 +188,11 @@ def test_a_panel_supplies_only_the_lesson_parts(name):
 
 def test_a_built_panel_shows_its_controls_figure_readout_and_status(panel):
     kids = panel.widget.children
-    # the last child is the hidden style sheet (FigurePanel's compact layout)
-    assert kids[-4:] == (panel.image, panel.readout, panel.status, panel._css)
+    # then the hidden style sheet (FigurePanel's compact layout) and the hidden step acknowledgement
+    assert kids[-5:] == (panel.image, panel.readout, panel.status, panel._css, panel.step_mark)
     assert panel._css.layout.display == "none" and panel._css.value.startswith("<style>")
-    shown = [c.children[0] if "panel-slider" in c._dom_classes else c for row in kids[:-4] for c in row.children]
+    assert panel.step_mark.layout.display == "none" and "panel-step" in panel.step_mark._dom_classes
+    shown = [c.children[0] if "panel-slider" in c._dom_classes else c for row in kids[:-5] for c in row.children]
     assert shown == [*panel.controls.values(), panel.reset_button]  # the Reset button after the last control
     assert "panel-reset" in panel.reset_button._dom_classes and panel.reset_button.description == "Reset"
     for name, box in panel.boxes.items():  # each numeric slider with its value box beside it
@@ -302,6 +304,37 @@ def test_hold_coalesces_many_changes_into_one_update(panel):
         assert panel.n_updates == n0
     assert panel.n_updates == n0 + 1 and panel.last_error is None
     assert all(panel.controls[name].value == value for name, value in dict(moves).items())
+
+
+def _published(p) -> tuple[int, list[str]]:
+    """The step number and value-box texts the panel's hidden step mark shows."""
+    m = re.fullmatch(r'<span data-step="(\d+)" data-boxes="([^"]*)"></span>', p.step_mark.value)
+    assert m, p.step_mark.value
+    return int(m.group(1)), json.loads(html.unescape(m.group(2)))
+
+
+def test_each_update_publishes_one_step_after_its_image_and_readout(panel):
+    """The step mark (what the browser suite waits for) counts up once per update, held ones
+    included, and is sent after that update's image and readout, with the boxes' texts."""
+    seen = []
+    panel.step_mark.observe(lambda ch: seen.append((panel.image.value, panel.readout.value)), names="value")
+    moves = _spec(panel)["moves"]
+    n0, _ = _published(panel)
+    name, value = moves[0]
+    panel.controls[name].value = value
+    n1, boxes = _published(panel)
+    assert n1 == n0 + 1 and len(seen) == 1
+    assert seen[-1] == (panel.image.value, panel.readout.value)  # the mark came after both
+    assert boxes == [b.value for b in panel.boxes.values()]
+    with panel.hold():
+        for name, value in moves:
+            panel.controls[name].value = value
+        assert _published(panel)[0] == n1
+    n2, boxes = _published(panel)
+    assert n2 == n1 + 1 and len(seen) == 2 and seen[-1] == (panel.image.value, panel.readout.value)
+    assert boxes == [b.value for b in panel.boxes.values()]
+    panel.reset()
+    assert _published(panel)[0] == n2 + 1
 
 
 def _untimed(text: str) -> str:
@@ -744,7 +777,7 @@ def test_the_layout_is_the_base_classs_compact_one():
     narrow, wide = _Tiny(), _Wide()
     for p in (narrow, wide):
         assert "ensemble-panel" in p.widget._dom_classes
-        assert all("panel-controls" in row._dom_classes for row in p.widget.children[:-4])
+        assert all("panel-controls" in row._dom_classes for row in p.widget.children[:-5])
         assert "panel-readout" in p.readout._dom_classes and "panel-status" in p.status._dom_classes
         assert P.PANEL_CSS.strip() in p._css.value
     assert narrow.fig.canvas.get_width_height()[0] + P.READOUT_BESIDE_MIN_PX <= P.OUTPUT_WIDTH_PX
