@@ -410,6 +410,19 @@ def test_reset_restores_the_exact_start_value_of_a_slider_the_front_end_moved():
     assert p.values() == p.start_values == {"x": 0.123} and p.state == _XY(0.123)
 
 
+def test_the_grid_point_the_front_end_shows_is_acknowledged_without_a_step():
+    """The front end sending back the grid point of a value code set is no move (no update), but
+    the step mark then names what the value box shows, so a front end waiting for it is answered."""
+    p = _OffGrid()
+    p.update()
+    n0, step0 = p.n_updates, _published(p)[0]
+    p.controls["x"].set_state({"value": 0.1})
+    assert p.n_updates == n0 and p.values() == {"x": 0.123}
+    step, boxes = _published(p)
+    assert boxes == [p.boxes["x"].value] and step == step0 + (boxes != [FigurePanel._formatted(
+        w.FloatSlider(value=0.123, readout_format=p.controls["x"].readout_format))])
+
+
 def test_set_values_sets_several_controls_with_one_update_and_refuses_unknown_names():
     p = _Pair()
     p.update()

@@ -211,6 +211,7 @@ class FigurePanel(LiveUpdates):
         self.step_mark.add_class("panel-step")
         self.n_published = 0
         self._step_boxes: list[str] = []
+        self._published_boxes: list[str] = []
         self.widget = widgets.VBox([*rows, self.image, self.readout, self.status, self._css, self.step_mark])
         self.widget.add_class("ensemble-panel")
         beside = self.readout_beside
@@ -430,6 +431,10 @@ class FigurePanel(LiveUpdates):
                 # the front end drew the slider at the grid point nearest to the value code set
                 # (the start value, a snap to a fit) and sent that point back: not a move of the
                 # user's; the panel keeps computing with the exact value, and nothing changes
+                # (but the box now shows the grid point: the figure on screen is acknowledged as
+                # that of the values shown, so a front end waiting for them is not left waiting)
+                if self._box_texts() != self._published_boxes:
+                    self._publish_step(self._box_texts())
                 return
             else:
                 self._exact.pop(name, None)
@@ -488,6 +493,7 @@ class FigurePanel(LiveUpdates):
         if "step_mark" not in self.__dict__:  # a subclass refusing a value before the base class is set up
             return
         self.n_published += 1
+        self._published_boxes = list(boxes)
         data = html.escape(json.dumps(boxes), quote=True)
         self.step_mark.value = f'<span data-step="{self.n_published}" data-boxes="{data}"></span>'
 
