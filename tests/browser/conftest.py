@@ -21,6 +21,24 @@ Screenshots (before/after each slider move), server logs and console logs go
 to ``test-artifacts/browser/`` (git-ignored); its path is printed at the end
 of the run, and so does the slider latency report
 (``browser-latency.{json,md}``; its JSON says whether the run was complete).
+Each run also appends its wall time, load average (start and end) and
+outcome to ``test-artifacts/browser-runs.jsonl``, which outlives the run's
+folder; the latency report ends with the table of the runs on record.
+
+Servers
+-------
+JupyterLab and Voilà run as ``make lab`` and ``make app`` do: behind a token
+(generated per run, handed over in ``JUPYTER_TOKEN``; Voilà with
+``--Voila.auto_token``) and with the XSRF check on. Pages open with the token
+in their first URL; REST calls send it in an ``Authorization`` header.
+
+Waiting for a panel
+-------------------
+Every panel acknowledges each finished step in a hidden element (step number
+and the value-box texts it was computed from, sent after the figure and the
+readout: ``FigurePanel._publish_step``). The tests wait for a step newer than
+the one before an action, computed from the values on screen, instead of
+guessing from pixels when a figure or a readout arrives.
 The run writes no tracked file: ``make bench`` publishes the last complete
 latency report to ``benchmarks/results/``, and ``UPDATE_DOCS_SCREENSHOTS=1``
 refreshes ``docs/screenshots/``.
