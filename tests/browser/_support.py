@@ -607,7 +607,13 @@ class Panel:
         """Run ``action()`` and wait for a new figure; return problems (empty if fine)."""
         from playwright.sync_api import TimeoutError as PWTimeout
 
-        self.wait_idle()
+        try:
+            self.wait_idle()
+        except PWTimeout:
+            now = self.state()
+            return [f"{what}: the panel did not settle before the action within {UPDATE_MS / 1000:.0f} s "
+                    f"(step {now['step']} computed from {now['stepBoxes']}, value boxes {now['boxes']}, "
+                    f"handles {now['handles']}, busy {now['busy']}, image decoded {now['complete']})"]
         before = self.state()
         h_before = self.image_hash()
         action()
