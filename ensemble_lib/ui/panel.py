@@ -130,6 +130,12 @@ class FigurePanel(LiveUpdates):
         Successful updates so far.
     last_error : str or None
         ``"Type: message"`` of the last failed update, None after a good one.
+    step_mark : ipywidgets.HTML
+        Hidden, the widget's last child: the acknowledgement of the last finished step, its
+        number (:attr:`n_published`) and the value-box texts it was computed from, sent after
+        the step's image and readout (:meth:`_publish_step`; the real-browser tests wait for it).
+    n_published : int
+        Steps acknowledged so far (one at construction, one per update, refusal or streamed frame).
     """
 
     #: Resolution of the panel's PNG (dots per inch); a panel with a costly figure may set less.
