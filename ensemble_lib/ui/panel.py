@@ -70,6 +70,8 @@ every name is importable from here as before.
 from __future__ import annotations
 
 import contextlib
+import html
+import json
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
@@ -128,6 +130,12 @@ class FigurePanel(LiveUpdates):
         Successful updates so far.
     last_error : str or None
         ``"Type: message"`` of the last failed update, None after a good one.
+    step_mark : ipywidgets.HTML
+        Hidden, the widget's last child: the acknowledgement of the last finished step, its
+        number (:attr:`n_published`) and the value-box texts it was computed from, sent after
+        the step's image and readout (:meth:`_publish_step`; the real-browser tests wait for it).
+    n_published : int
+        Steps acknowledged so far (one at construction, one per update, refusal or streamed frame).
     """
 
     #: Resolution of the panel's PNG (dots per inch); a panel with a costly figure may set less.
@@ -204,7 +212,13 @@ class FigurePanel(LiveUpdates):
         self.status.add_class("panel-status")
         # the style sheet comes last: the readout and the status line stay the panel's first HTML widgets
         self._css = widgets.HTML(f"<style>{PANEL_CSS}</style>", layout=widgets.Layout(display="none"))
-        self.widget = widgets.VBox([*rows, self.image, self.readout, self.status, self._css])
+        # the step acknowledgement (hidden, last): see _publish_step
+        self.step_mark = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.step_mark.add_class("panel-step")
+        self.n_published = 0
+        self._step_boxes: list[str] = []
+        self._published_boxes: list[str] = []
+        self.widget = widgets.VBox([*rows, self.image, self.readout, self.status, self._css, self.step_mark])
         self.widget.add_class("ensemble-panel")
         beside = self.readout_beside
         if beside is None:
@@ -215,6 +229,7 @@ class FigurePanel(LiveUpdates):
         # what reset() puts back: each control's value (as code set it) and a slider's range
         self._start = {name: {**_controls.control_start(ctl), "value": self._exact[name]}
                        for name, ctl in self.controls.items()}
+        self._publish_step(self._box_texts())  # step 0: the start values, nothing drawn yet
 
     # -- to be supplied by a lesson ---------------------------------------
     def compute(self, **values):  # pragma: no cover - abstract
@@ -422,6 +437,10 @@ class FigurePanel(LiveUpdates):
                 # the front end drew the slider at the grid point nearest to the value code set
                 # (the start value, a snap to a fit) and sent that point back: not a move of the
                 # user's; the panel keeps computing with the exact value, and nothing changes
+                # (but the box now shows the grid point: the figure on screen is acknowledged as
+                # that of the values shown, so a front end waiting for them is not left waiting)
+                if self._box_texts() != self._published_boxes:
+                    self._publish_step(self._box_texts())
                 return
             else:
                 self._exact.pop(name, None)
@@ -463,6 +482,27 @@ class FigurePanel(LiveUpdates):
         if note is not None:
             self._say(note)
 
+    def _box_texts(self) -> list[str]:
+        """What each slider's value box shows for the current values, in the boxes' order."""
+        return [self._formatted(self.controls[name]) for name in self.__dict__.get("boxes", {})]
+
+    def _publish_step(self, boxes: list[str]) -> None:
+        """Say in the page that a step is complete: :attr:`step_mark` (hidden) gets the next step number
+        (:attr:`n_published`) and the value-box texts of the values the step was computed from.
+
+        Sent after the step's image and readout (or its status line, for a refused value), on the
+        same comm channel, so a front end that sees step *n* with the values its boxes show has the
+        figure and readout of those values: the real-browser tests wait for that instead of
+        guessing from pixels (a drag's last figure and its readout are two messages). A streaming
+        step publishes each frame it shows; the panel's busy mark says whether more will come.
+        """
+        if "step_mark" not in self.__dict__:  # a subclass refusing a value before the base class is set up
+            return
+        self.n_published += 1
+        self._published_boxes = list(boxes)
+        data = html.escape(json.dumps(boxes), quote=True)
+        self.step_mark.value = f'<span data-step="{self.n_published}" data-boxes="{data}"></span>'
+
     def _say(self, text: str) -> None:
         """A note in the status line (not an error: the figure is current); the next step clears it."""
         self.status.value = note_html(text)
@@ -471,11 +511,13 @@ class FigurePanel(LiveUpdates):
         """Put a value the library refused in the status line (the previous figure stays)."""
         self.last_error = f"{type(exc).__name__}: {exc}"
         self.status.value = refusal_html(exc)
+        self._publish_step(self._box_texts())
 
     def _show_error(self, exc: BaseException) -> None:
         """Put an unexpected error in the status line: type, message and the line that raised it."""
         self.last_error = f"{type(exc).__name__}: {exc}"
         self.status.value = error_html(exc)
+        self._publish_step(self._box_texts())
 
     def _set_disabled(self, flag: bool) -> None:
         """Disable every control, or (``flag`` false) enable all but the inactive ones.
@@ -509,6 +551,7 @@ class FigurePanel(LiveUpdates):
             self.status.value = "<i>computing…</i>"
         t0 = time.perf_counter()
         done = False
+        self._step_boxes = self._box_texts()  # what the step computes from, published with its figure
         try:
             if stream:
                 states = iter(self.compute_stream(**self.values()))
@@ -546,6 +589,7 @@ class FigurePanel(LiveUpdates):
             self.readout.value = self.format_readout(state)
             self.last_error = None
             self.state = state
+            self._publish_step(self._step_boxes)
 
     def render(self) -> bytes:
         """The figure as laid out, encoded for the image widget (:attr:`image_format`)."""

@@ -40,7 +40,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +60,9 @@ PARTIAL_RUN = None  # replaced by a pytest.StashKey in conftest
 LATENCY: list[dict] = []
 #: per panel: distinct figures during a one-second drag (test_slider_drag_follows_the_hand)
 DRAGS: list[dict] = []
+#: one line per browser run (wall time, load average, passed / failed), appended: it outlives the
+#: per-run artifacts folder, so that a series of runs (the "10 runs in a row" proof) is on record
+RUNS_LOG = ROOT / "test-artifacts" / "browser-runs.jsonl"
 
 CHROMIUM = Path("/usr/bin/chromium")
 # the Voilà settings `make app` and the browser tests use (solutions removed, markdown images)
@@ -236,7 +238,7 @@ class Server:
                 raise RuntimeError(f"server exited with code {self.proc.returncode}; "
                                    f"log:\n{self.log_text()[-3000:]}")
             try:
-                with urllib.request.urlopen(self.ready_url, timeout=5) as r:
+                with urllib.request.urlopen(authorized(self.ready_url), timeout=5) as r:
                     if r.status == 200:
                         return self
             except OSError:
@@ -269,8 +271,41 @@ def bin_path(name: str) -> str:
     return str(cand) if cand.exists() else (shutil.which(name) or name)
 
 
+#: the token of each server the suite started, by its base URL (``http://127.0.0.1:PORT``): the
+#: servers run with a token and the XSRF check, as ``make lab`` and ``make app`` do
+TOKENS: dict[str, str] = {}
+
+
+def new_token() -> str:
+    """A fresh server token (handed to the server in ``JUPYTER_TOKEN``, never on its command line)."""
+    import secrets
+
+    return secrets.token_hex(24)
+
+
+def _token_for(url: str) -> str | None:
+    return next((t for base, t in TOKENS.items() if url == base or url.startswith(base + "/")), None)
+
+
+def authorized(url: str) -> urllib.request.Request:
+    """A request to one of the suite's servers carrying its token (``Authorization: token …``; a
+    token-authenticated request needs no XSRF cookie)."""
+    token = _token_for(url)
+    return urllib.request.Request(url, headers={"Authorization": f"token {token}"} if token else {})
+
+
+def page_url(url: str) -> str:
+    """``url`` with its server's token as a query parameter, for a page's first visit (the server
+    then sets its login cookie in the browser context)."""
+    token = _token_for(url)
+    if not token:
+        return url
+    return f"{url}{'&' if '?' in url else '?'}token={token}"
+
+
 def api(base: str, path: str, method: str = "GET"):
-    req = urllib.request.Request(base + path, method=method)
+    req = authorized(base + path)
+    req.method = method
     with urllib.request.urlopen(req, timeout=30) as r:
         body = r.read()
     return json.loads(body) if body else None
@@ -290,7 +325,7 @@ def shutdown_all_sessions(base: str) -> None:
 # All FigurePanel roots: a widget box with a direct .widget-image child.
 PANEL_SELECTOR = ".widget-box:has(> .widget-image)"
 
-JS_PANEL_STATE = """
+JS_PANEL_STATE = r"""
 (panel) => {
   const img = panel.querySelector(':scope > .widget-image');
   const htmls = [...panel.querySelectorAll(':scope > .widget-html')];
@@ -309,6 +344,33 @@ JS_PANEL_STATE = """
     values: [...panel.querySelectorAll('.widget-slider .noUi-handle, .widget-dropdown select, '
                                        + '.widget-toggle-buttons .mod-active, input')]
             .map(h => h.getAttribute('aria-valuenow') ?? h.value ?? h.innerText),
+    // the panel's acknowledgement of its last finished step (FigurePanel._publish_step): its
+    // number and the value-box texts it was computed from; "settled" when those are what the
+    // boxes show now (the figure and readout of the values on screen are in)
+    ...(() => {
+      const mark = panel.querySelector(':scope > .panel-step [data-step]');
+      const boxes = [...panel.querySelectorAll('.panel-value-box input')].map(i => i.value);
+      const stepBoxes = mark ? JSON.parse(mark.getAttribute('data-boxes')) : null;
+      // each slider's handle where its box says (the front end's value is the kernel's): within
+      // half a unit of the box's last digit, the handle's value or (a log slider's handle is in
+      // the exponent) 10 to its power; a box the check cannot read agrees
+      const pairs = [...panel.querySelectorAll('.panel-slider')].map(row => [
+        row.querySelector('.noUi-handle'), row.querySelector('.panel-value-box input')]);
+      const agrees = ([h, b]) => {
+        if (!h || !b) return true;
+        const text = b.value.replace(/,/g, '').trim(), v = Number(text);
+        const x = Number(h.getAttribute('aria-valuetext') ?? h.getAttribute('aria-valuenow'));
+        if (!text || !isFinite(v) || !isFinite(x)) return true;
+        const m = text.match(/^[-+]?\d*(?:\.(\d*))?(?:e([-+]?\d+))?$/i);
+        if (!m) return true;
+        const tol = 0.505 * Math.pow(10, (m[2] ? Number(m[2]) : 0) - (m[1] ? m[1].length : 0));
+        return Math.abs(x - v) <= tol || Math.abs(Math.pow(10, x) - v) <= tol;
+      };
+      return {step: mark ? Number(mark.getAttribute('data-step')) : -1, stepBoxes, boxes,
+              settled: stepBoxes !== null && JSON.stringify(stepBoxes) === JSON.stringify(boxes)
+                       && pairs.every(agrees),
+              handles: pairs.map(([h]) => h && h.getAttribute('aria-valuetext'))};
+    })(),
   };
 }
 """
@@ -330,18 +392,19 @@ async (panel) => {
 }
 """
 
-# Wait until an update finished: new src, image decoded, panel idle, readout
-# different from before (if required).
+# Wait until an update finished: the panel acknowledged a step newer than ``before`` computed from
+# the values its boxes show, its image is decoded, and it is idle (no pending change, no stream).
+# The acknowledgement is sent after the step's image and readout, so they are that step's.
 JS_UPDATED = """
-([panel, before, needReadout]) => {
+([panel, before]) => {
   const s = (%s)(panel);
-  return s.src !== before.src && s.complete && !s.busy
-         && (!needReadout || s.readout !== before.readout || /Not updated/.test(s.status));
+  return s.step > before.step && s.settled && s.complete && !s.busy;
 }
 """ % JS_PANEL_STATE
 
+# Idle: the last acknowledged step is that of the values on screen, no change pending, image decoded.
 JS_IDLE = """
-(panel) => { const s = (%s)(panel); return s.complete && !s.busy; }
+(panel) => { const s = (%s)(panel); return s.settled && s.complete && !s.busy; }
 """ % JS_PANEL_STATE
 
 # Latency probe: time from the keydown on the handle to the frame after the
@@ -544,16 +607,24 @@ class Panel:
         """Run ``action()`` and wait for a new figure; return problems (empty if fine)."""
         from playwright.sync_api import TimeoutError as PWTimeout
 
-        self.wait_idle()
+        try:
+            self.wait_idle()
+        except PWTimeout:
+            now = self.state()
+            return [f"{what}: the panel did not settle before the action within {UPDATE_MS / 1000:.0f} s "
+                    f"(step {now['step']} computed from {now['stepBoxes']}, value boxes {now['boxes']}, "
+                    f"handles {now['handles']}, busy {now['busy']}, image decoded {now['complete']})"]
         before = self.state()
         h_before = self.image_hash()
         action()
         try:
-            self.page.wait_for_function(JS_UPDATED, arg=[self.el, before, need_readout], timeout=timeout)
+            self.page.wait_for_function(JS_UPDATED, arg=[self.el, before], timeout=timeout)
         except PWTimeout:
             now = self.state()
-            return [f"{what}: no update within {timeout / 1000:.0f} s "
-                    f"(values {before['values']} -> {now['values']}, readout changed: "
+            return [f"{what}: no finished step within {timeout / 1000:.0f} s "
+                    f"(step {before['step']} -> {now['step']}, value boxes {before['boxes']} -> "
+                    f"{now['boxes']}, step computed from {now['stepBoxes']}, handles "
+                    f"{before['handles']} -> {now['handles']}, busy {now['busy']}, readout changed: "
                     f"{now['readout'] != before['readout']}, status {now['status']!r})"]
         after = self.state()
         problems = []
@@ -595,29 +666,16 @@ class Panel:
         return "ArrowLeft" if now >= top - 1e-9 else "ArrowRight"
 
     def key_step(self, slider, key: str | None = None) -> None:
-        """Press ``key`` on the focused handle, as a user tabbing to the slider would.
+        """Press ``key`` once on the focused handle, as a user tabbing to the slider would.
 
-        If nothing in the panel has moved 5 s after the press (no slider position, value
-        box, figure or busy mark), the key did not take: a clean-clone run once saw a
-        press right after a drag leave every value where it was, the front end's slider
-        one grid step away from the value it had sent. The press is then made once more,
-        with a warning, and the caller's test judges the panel's answer as before.
+        The caller (:meth:`expect_update`) has waited until the panel acknowledged the step of
+        the values on screen; whether the press reached the kernel is judged there, by the
+        panel's next acknowledged step (none within the timeout fails the test).
         """
         handle = slider.locator(".noUi-handle")
         key = key or self.step_key(slider)
-        before = self.state()
-        for attempt in range(2):
-            handle.focus()
-            handle.press(key)
-            deadline = time.monotonic() + 5.0
-            while time.monotonic() < deadline:
-                now = self.state()
-                if now["values"] != before["values"] or now["src"] != before["src"] or now["busy"]:
-                    return
-                time.sleep(0.05)
-            if not attempt:
-                warnings.warn(f"{self.label}: {key} on slider {self.slider_name(slider)!r} moved "
-                              f"nothing in 5 s; pressed again", stacklevel=2)
+        handle.focus()
+        handle.press(key)
 
     @staticmethod
     def choice_name(ctl) -> str:
@@ -840,3 +898,30 @@ def record_panel_fit(notebook: str, rows: list[dict]) -> None:
     data["panels"] = [r for r in data["panels"] if r["notebook"] != notebook] + rows
     PANEL_FIT_JSON.parent.mkdir(parents=True, exist_ok=True)
     PANEL_FIT_JSON.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def record_run(run: dict) -> None:
+    """Append ``run`` to :data:`RUNS_LOG` and to this run's latency report (JSON ``run`` and a
+    table of the recorded runs in the Markdown), if the run wrote one."""
+    RUNS_LOG.parent.mkdir(parents=True, exist_ok=True)
+    with RUNS_LOG.open("a") as f:
+        f.write(json.dumps(run) + "\n")
+    if LATENCY_JSON.exists():
+        data = json.loads(LATENCY_JSON.read_text())
+        data["run"] = run
+        LATENCY_JSON.write_text(json.dumps(data, indent=2) + "\n")
+    if LATENCY_MD.exists():
+        runs = [json.loads(line) for line in RUNS_LOG.read_text().splitlines() if line.strip()]
+        lines = ["", "## Browser runs on record", "",
+                 f"This run: {run['wall_s']:.0f} s wall, load average {run['load_average_start'][0]:.2f} "
+                 f"at the start and {run['load_average_end'][0]:.2f} at the end ({run['cpus']} CPUs); "
+                 f"{run['passed']} passed, {run['failed']} failed, {run['errors']} errors. "
+                 f"Every run recorded in test-artifacts/{RUNS_LOG.name} (appended by each run):", "",
+                 "| started | complete | wall s | load avg start (1/5/15 min) | load avg end | passed | "
+                 "failed | errors |", "|---|---|---:|---|---|---:|---:|---:|"]
+        for r in runs:
+            lines.append(f"| {r['started']} | {'yes' if r['complete'] else 'no'} | {r['wall_s']:.0f} | "
+                         f"{' / '.join(f'{x:.2f}' for x in r['load_average_start'])} | "
+                         f"{' / '.join(f'{x:.2f}' for x in r['load_average_end'])} | {r['passed']} | "
+                         f"{r['failed']} | {r['errors']} |")
+        LATENCY_MD.write_text(LATENCY_MD.read_text().rstrip("\n") + "\n" + "\n".join(lines) + "\n")

@@ -21,6 +21,24 @@ Screenshots (before/after each slider move), server logs and console logs go
 to ``test-artifacts/browser/`` (git-ignored); its path is printed at the end
 of the run, and so does the slider latency report
 (``browser-latency.{json,md}``; its JSON says whether the run was complete).
+Each run also appends its wall time, load average (start and end) and
+outcome to ``test-artifacts/browser-runs.jsonl``, which outlives the run's
+folder; the latency report ends with the table of the runs on record.
+
+Servers
+-------
+JupyterLab and Voilà run as ``make lab`` and ``make app`` do: behind a token
+(generated per run, handed over in ``JUPYTER_TOKEN``; Voilà with
+``--Voila.auto_token``) and with the XSRF check on. Pages open with the token
+in their first URL; REST calls send it in an ``Authorization`` header.
+
+Waiting for a panel
+-------------------
+Every panel acknowledges each finished step in a hidden element (step number
+and the value-box texts it was computed from, sent after the figure and the
+readout: ``FigurePanel._publish_step``). The tests wait for a step newer than
+the one before an action, computed from the values on screen, instead of
+guessing from pixels when a figure or a readout arrives.
 The run writes no tracked file: ``make bench`` publishes the last complete
 latency report to ``benchmarks/results/``, and ``UPDATE_DOCS_SCREENSHOTS=1``
 refreshes ``docs/screenshots/``.
@@ -34,6 +52,7 @@ import os
 import platform
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -73,6 +92,40 @@ def pytest_collection_finish(session):
     partial = partial or any("::" in str(a) for a in session.config.args)
     session.config.stash[S.PARTIAL_RUN] = partial
     session.config.stash[_ANY_SELECTED] = selected > 0
+
+
+_RUN_START = pytest.StashKey[tuple]()
+
+
+def pytest_sessionstart(session):
+    """When the run started and the machine's load then (for the run record)."""
+    session.config.stash[_RUN_START] = (time.monotonic(), _dt.datetime.now().isoformat(timespec="seconds"),
+                                        os.getloadavg())
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Record this browser run: wall time, load average, passed / failed (see :func:`_support.record_run`)."""
+    if not session.config.stash.get(_ANY_SELECTED, False):
+        return
+    t0, started, load0 = session.config.stash[_RUN_START]
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    stats = reporter.stats if reporter is not None else {}
+
+    def count(kind):
+        return sum(1 for r in stats.get(kind, []) if _is_browser_report(r))
+    S.record_run({
+        "started": started, "wall_s": round(time.monotonic() - t0, 1),
+        "complete": not session.config.stash.get(S.PARTIAL_RUN, False),
+        "passed": count("passed"), "failed": count("failed"), "errors": count("error"),
+        "skipped": count("skipped"), "exit_status": int(exitstatus),
+        "load_average_start": [round(x, 2) for x in load0],
+        "load_average_end": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
+    })
+
+
+def _is_browser_report(report) -> bool:
+    return str(getattr(report, "nodeid", "")).startswith("tests/browser/")
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -131,37 +184,43 @@ def _serve(make_cmd, env, log_path, ready_path: str, root: Path, what: str):
     Three tries: a free port can be taken between probe and bind.
     """
     last_error = None
+    token = S.new_token()
+    env = {**env, "JUPYTER_TOKEN": token}  # as `make app` hands it to Voila (not on the command line)
     for _ in range(3):
         port = S.free_port()
-        server = S.Server(make_cmd(port), env, log_path, f"http://127.0.0.1:{port}{ready_path}")
+        base = f"http://127.0.0.1:{port}"
+        S.TOKENS[base] = token
+        server = S.Server(make_cmd(port), env, log_path, f"{base}{ready_path}")
         try:
             server.start()
         except RuntimeError as exc:
             last_error = exc
+            S.TOKENS.pop(base, None)
             continue
-        server.base = f"http://127.0.0.1:{port}"
+        server.base = base
         server.root = root
         try:
             yield server
         finally:
             server.stop()
+            S.TOKENS.pop(base, None)
         return
     pytest.fail(f"{what} did not start: {last_error}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
 def lab_server(chromium_path, artifacts, tmp_path_factory):
-    """A token-less JupyterLab on a free port over a temporary copy of notebooks/."""
+    """JupyterLab on a free port over a temporary copy of notebooks/, with a token (JUPYTER_TOKEN,
+    generated for the run) and the XSRF check, as `make lab` runs it: pages open with the token
+    in their first URL (:func:`_support.page_url`), REST calls send it in a header."""
     base_dir = tmp_path_factory.mktemp("lab")
     root = S.copy_suite(base_dir / "suite")
 
     def cmd(port):
         c = [S.bin_path("jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-             "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
+             "--ServerApp.port_retries=0", "--ServerApp.password=",
              f"--ServerApp.root_dir={root}", f"--LabServerApp.workspaces_dir={base_dir / 'workspaces'}",
-             "--LabApp.expose_app_in_browser=True", "--ServerApp.open_browser=False",
-             # the tests delete sessions through the REST API without an XSRF cookie
-             "--ServerApp.disable_check_xsrf=True"]
+             "--LabApp.expose_app_in_browser=True", "--ServerApp.open_browser=False"]
         return c + (["--allow-root"] if os.geteuid() == 0 else [])
 
     yield from _serve(cmd, S.isolated_jupyter_env(base_dir), artifacts / "jupyterlab-server.log",
@@ -170,7 +229,8 @@ def lab_server(chromium_path, artifacts, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def voila_server(chromium_path, artifacts, tmp_path_factory):
-    """Voilà as `make app` runs it (no token, no browser auto-open) over a temporary copy of the suite.
+    """Voilà as `make app` runs it (a token, JUPYTER_TOKEN's, through ``--Voila.auto_token``; no browser
+    auto-open) over a temporary copy of the suite.
 
     It serves the copy's ``notebooks/`` (``figures/`` beside it) with the repository's
     ``voila.json`` (solutions removed, the markdown-image renderer), as ``make app`` does.
@@ -180,6 +240,7 @@ def voila_server(chromium_path, artifacts, tmp_path_factory):
 
     def cmd(port):
         return [S.bin_path("voila"), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+                "--Voila.auto_token=True",
                 "--show_tracebacks=True", f"--Voila.config_file_paths={S.VOILA_CONFIG.parent}",
                 str(root / "notebooks")]
 

@@ -251,7 +251,7 @@ class LabPage:
         self.discard()
         self.context, self.page, self.messages = S.open_page(self.browser, *LAB_VIEWPORT)
         self.messages.extend(carried)
-        self.page.goto(f"{self.server.base}/lab/tree/{quote(path)}?reset", timeout=S.PAGE_LOAD_MS)
+        self.page.goto(S.page_url(f"{self.server.base}/lab/tree/{quote(path)}?reset"), timeout=S.PAGE_LOAD_MS)
         self.page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=S.PAGE_LOAD_MS)
         self.page.wait_for_function(JS_APP_READY, arg=path, timeout=S.PAGE_LOAD_MS)
         self.sidebar_open = self.page.evaluate(JS_SIDEBAR_OPEN)

@@ -62,7 +62,7 @@ def _start_page_problems(context, base: str, shot) -> list[str]:
     lessons = sorted(nb.name for nb in S.notebooks())
     listed = f"() => ({JS_TREE_ENTRIES})().length >= {len(lessons)}"
     for attempt in range(2):
-        page.goto(base + "/", timeout=S.PAGE_LOAD_MS, wait_until="load")
+        page.goto(S.page_url(base + "/"), timeout=S.PAGE_LOAD_MS, wait_until="load")
         try:
             # the listing comes within a second or two, also under load; the reload gets the full wait
             page.wait_for_function(listed, timeout=START_PAGE_FIRST_TRY_MS if not attempt else S.UPDATE_MS)
@@ -96,7 +96,7 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
     log_start = len(voila_server.log_text())
     problems: list[str] = []
     try:
-        url = f"{voila_server.base}/voila/render/{quote(nb.name)}"
+        url = S.page_url(f"{voila_server.base}/voila/render/{quote(nb.name)}")
         rendered = ("([sel, n]) => document.querySelectorAll(sel).length >= n && "
                     "[...document.querySelectorAll(sel + ' > .widget-image')]"
                     ".every(i => i.complete && i.naturalWidth > 0)")

@@ -19,6 +19,7 @@ import dataclasses
 import html
 import importlib
 import io
+import json
 import math
 import pkgutil
 import re
@@ -197,10 +198,11 @@ def test_a_panel_supplies_only_the_lesson_parts(name):
 
 def test_a_built_panel_shows_its_controls_figure_readout_and_status(panel):
     kids = panel.widget.children
-    # the last child is the hidden style sheet (FigurePanel's compact layout)
-    assert kids[-4:] == (panel.image, panel.readout, panel.status, panel._css)
+    # then the hidden style sheet (FigurePanel's compact layout) and the hidden step acknowledgement
+    assert kids[-5:] == (panel.image, panel.readout, panel.status, panel._css, panel.step_mark)
     assert panel._css.layout.display == "none" and panel._css.value.startswith("<style>")
-    shown = [c.children[0] if "panel-slider" in c._dom_classes else c for row in kids[:-4] for c in row.children]
+    assert panel.step_mark.layout.display == "none" and "panel-step" in panel.step_mark._dom_classes
+    shown = [c.children[0] if "panel-slider" in c._dom_classes else c for row in kids[:-5] for c in row.children]
     assert shown == [*panel.controls.values(), panel.reset_button]  # the Reset button after the last control
     assert "panel-reset" in panel.reset_button._dom_classes and panel.reset_button.description == "Reset"
     for name, box in panel.boxes.items():  # each numeric slider with its value box beside it
@@ -314,6 +316,37 @@ def test_hold_coalesces_many_changes_into_one_update(panel):
     assert all(panel.controls[name].value == value for name, value in dict(moves).items())
 
 
+def _published(p) -> tuple[int, list[str]]:
+    """The step number and value-box texts the panel's hidden step mark shows."""
+    m = re.fullmatch(r'<span data-step="(\d+)" data-boxes="([^"]*)"></span>', p.step_mark.value)
+    assert m, p.step_mark.value
+    return int(m.group(1)), json.loads(html.unescape(m.group(2)))
+
+
+def test_each_update_publishes_one_step_after_its_image_and_readout(panel):
+    """The step mark (what the browser suite waits for) counts up once per update, held ones
+    included, and is sent after that update's image and readout, with the boxes' texts."""
+    seen = []
+    panel.step_mark.observe(lambda ch: seen.append((panel.image.value, panel.readout.value)), names="value")
+    moves = _spec(panel)["moves"]
+    n0, _ = _published(panel)
+    name, value = moves[0]
+    panel.controls[name].value = value
+    n1, boxes = _published(panel)
+    assert n1 == n0 + 1 and len(seen) == 1
+    assert seen[-1] == (panel.image.value, panel.readout.value)  # the mark came after both
+    assert boxes == [b.value for b in panel.boxes.values()]
+    with panel.hold():
+        for name, value in moves:
+            panel.controls[name].value = value
+        assert _published(panel)[0] == n1
+    n2, boxes = _published(panel)
+    assert n2 == n1 + 1 and len(seen) == 2 and seen[-1] == (panel.image.value, panel.readout.value)
+    assert boxes == [b.value for b in panel.boxes.values()]
+    panel.reset()
+    assert _published(panel)[0] == n2 + 1
+
+
 def _untimed(text: str) -> str:
     """``text`` with its times (``115 ms``) blanked: they differ between two runs of one step."""
     return re.sub(r"\d+(\.\d+)? ?(ms|s)\b", "… ms", text)
@@ -385,6 +418,19 @@ def test_reset_restores_the_exact_start_value_of_a_slider_the_front_end_moved():
     assert p.values() == {"x": 0.5} and p.state == _XY(0.5)
     p.reset()
     assert p.values() == p.start_values == {"x": 0.123} and p.state == _XY(0.123)
+
+
+def test_the_grid_point_the_front_end_shows_is_acknowledged_without_a_step():
+    """The front end sending back the grid point of a value code set is no move (no update), but
+    the step mark then names what the value box shows, so a front end waiting for it is answered."""
+    p = _OffGrid()
+    p.update()
+    n0, step0 = p.n_updates, _published(p)[0]
+    p.controls["x"].set_state({"value": 0.1})
+    assert p.n_updates == n0 and p.values() == {"x": 0.123}
+    step, boxes = _published(p)
+    assert boxes == [p.boxes["x"].value] and step == step0 + (boxes != [FigurePanel._formatted(
+        w.FloatSlider(value=0.123, readout_format=p.controls["x"].readout_format))])
 
 
 def test_set_values_sets_several_controls_with_one_update_and_refuses_unknown_names():
@@ -739,7 +785,7 @@ def test_the_layout_is_the_base_classs_compact_one():
     narrow, wide = _Tiny(), _Wide()
     for p in (narrow, wide):
         assert "ensemble-panel" in p.widget._dom_classes
-        assert all("panel-controls" in row._dom_classes for row in p.widget.children[:-4])
+        assert all("panel-controls" in row._dom_classes for row in p.widget.children[:-5])
         assert "panel-readout" in p.readout._dom_classes and "panel-status" in p.status._dom_classes
         assert P.PANEL_CSS.strip() in p._css.value
     assert narrow.fig.canvas.get_width_height()[0] + P.READOUT_BESIDE_MIN_PX <= P.OUTPUT_WIDTH_PX
