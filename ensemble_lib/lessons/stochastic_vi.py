@@ -70,6 +70,8 @@ SEED_RANGE = (0, 50)
 _STYLE = {"fixed": "-", "decaying": "--"}
 _COLOR = {1: OKABE_ITO["orange"], 16: OKABE_ITO["blue"]}
 _MARKER = {1: "v", 16: "o"}
+#: the panel's two lines before the first run (then each run's colour, line style and marker)
+_RUN_LINE = dict(color=_COLOR[1], lw=1.1, marker=_MARKER[1], markevery=MARKEVERY)
 
 
 def lesson_posterior():
@@ -308,9 +310,9 @@ class SVIExplorer(FigurePanel):
         # 900 x 320 px: with its controls and readout within a 1366 x 768 screen's notebook
         fig, (ax1, ax2) = new_figure(9.0, 3.2, ncols=2)
         self.ax_kl, self.ax_excess = ax1, ax2
-        (self._line_kl,) = ax1.plot([1, PANEL_N_ITER], [1, 1], color=_COLOR[1], lw=1.1, marker=_MARKER[1], markevery=MARKEVERY)
+        (self._line_kl,) = ax1.plot([1, PANEL_N_ITER], [1, 1], **_RUN_LINE)
         self._opt_line = ax1.axhline(1.0, color="k", lw=1.0, ls=":", label="quadrature optimum")
-        (self._line_ex,) = ax2.plot([1, PANEL_N_ITER], [1, 1], color=_COLOR[1], lw=1.1, marker=_MARKER[1], markevery=MARKEVERY)
+        (self._line_ex,) = ax2.plot([1, PANEL_N_ITER], [1, 1], **_RUN_LINE)
         ax2.axhspan(*NUMPYRO_FLOOR, color="0.85", zorder=0, label="NumPyro fixed-step floor (quoted)")
         ax1.set_yscale("log")
         ax1.set_xlim(0, PANEL_N_ITER)
