@@ -113,11 +113,13 @@ def style(method: str, **overrides) -> dict:
 
 def bar_style(method: str, **overrides) -> dict:
     """Matplotlib keyword arguments for ``method``'s bar (``ax.bar`` / ``ax.barh``): its colour
-    (:data:`STYLES`) as face and edge, and its hatch (:data:`HATCHES`), updated by ``overrides``."""
+    (:data:`STYLES`), pale as the face and full as the edge (the hatch is drawn in the edge's colour,
+    so it shows), and its hatch (:data:`HATCHES`), updated by ``overrides``."""
     key = STYLE_ALIASES.get(method, method)
     if key not in STYLES:
         raise ValueError(f"method must be one of {sorted(STYLES) + sorted(STYLE_ALIASES)}, got {method!r}")
-    kw = dict(color=STYLES[key]["color"], edgecolor=STYLES[key]["color"], hatch=HATCHES[key])
+    color = STYLES[key]["color"]
+    kw = dict(facecolor=mpl.colors.to_rgba(color, 0.45), edgecolor=color, hatch=HATCHES[key])
     for k, v in overrides.items():
         kw[_KWARG_ALIASES.get(k, k)] = v
     return kw
