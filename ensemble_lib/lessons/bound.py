@@ -41,8 +41,8 @@ from ..inference.evidence import EvidenceGrid, EvidenceRun, evidence_grid, evide
 from ..inference.hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters, gamma_updates
 from ..models.linear import LinearGaussianPosterior
 from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, real
-from ..ui.plotting import (COLORS, LABELS, new_figure, plot_gaussian_ellipses, save_figure, style,
-                           plot_posterior_contours, update_gaussian_ellipses)
+from ..ui.plotting import (COLORS, HATCHES, LABELS, STYLE_ALIASES, new_figure, plot_gaussian_ellipses, save_figure,
+                           style, plot_posterior_contours, update_gaussian_ellipses)
 from ..models.toy import PosteriorGrid, ToyPosterior
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
@@ -139,10 +139,11 @@ def plot_bound_bars(ax, log_evidence: float, entries: dict):
     """
     keys = list(entries)
     x = np.arange(len(keys))
-    colors = [COLORS.get(k, "C1") for k in keys]
+    colors = [COLORS.get(k, "0.5") for k in keys]
     F = np.array([entries[k] for k in keys], dtype=float)
-    bars = ax.bar(x, log_evidence - F, bottom=F, color=colors, alpha=0.35, edgecolor=colors,
-                  hatch="//", width=0.6)
+    bars = ax.bar(x, log_evidence - F, bottom=F, color=colors, alpha=0.35, edgecolor=colors, width=0.6)
+    for rect, k in zip(bars, keys):  # each method's hatch: the bars are told apart without colour
+        rect.set_hatch(HATCHES.get(STYLE_ALIASES.get(k, k), "//"))
     ticks = ax.hlines(F, x - 0.3, x + 0.3, colors=colors, linewidth=2.5)
     line = ax.axhline(log_evidence, color="0.2", linestyle="--", linewidth=1.2)
     texts = [ax.text(xi, log_evidence, "", ha="center", va="bottom", fontsize=8) for xi in x]

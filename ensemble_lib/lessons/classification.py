@@ -35,7 +35,8 @@ from ..studies.classification_demo import (FAMILIES, FIG9, NEURON_INPUT_SD, NEUR
                                            load_neuron_store, load_store, neuron_data)
 from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real
 from ..ui.panel import FigurePanel
-from ..ui.plotting import COLORS, LABELS, new_figure, plot_gaussian_ellipses, save_figure, update_gaussian_ellipses
+from ..ui.plotting import (COLORS, LABELS, STYLE_ALIASES, STYLES, new_figure, plot_gaussian_ellipses, save_figure,
+                           style, update_gaussian_ellipses)
 
 #: Slider ranges of :class:`NeuronPanel` (every value gives finite results) and its start.
 N_RANGE = (1, NEURON_N_MAX)
@@ -384,8 +385,11 @@ def plot_fig9(ax_best, ax_bayes, state: Fig9State | None = None):
     moderated output and the KL full Gaussian's predictive): 0.1/0.5/0.9 contours, the data, A and B."""
     st = fig9_state() if state is None else state
     artists = []
-    styles = {"best_fit": ("0.3", "--"), "exact": ("k", "-"), "moderated": (COLORS["svi"], "-."),
-              "full": (COLORS["full"], ":")}
+    # each method's colour and line style (:data:`STYLES`); a contour has no markers, so the KL full
+    # Gaussian, solid like the exact one in the table, is dotted here (its legend entry has its marker)
+    styles = {key: (STYLES[STYLE_ALIASES.get(key, key)]["color"], STYLES[STYLE_ALIASES.get(key, key)]["linestyle"])
+              for key in ("best_fit", "exact", "moderated")}
+    styles["full"] = (STYLES["full"]["color"], ":")
     for ax, keys, title in ((ax_best, ("best_fit", "exact"), "(b) best fit vs exact"),
                             (ax_bayes, ("exact", "moderated", "full"), "(f) exact vs approximations")):
         for key in keys:
@@ -393,7 +397,7 @@ def plot_fig9(ax_best, ax_bayes, state: Fig9State | None = None):
             cs = ax.contour(st.x1, st.x2, st.maps[key], levels=CONTOUR_LEVELS, colors=color, linestyles=ls,
                             linewidths=1.1)
             artists.append(cs)
-            artists += ax.plot([], [], color=color, ls=ls, label=PREDICTIVE_LABELS[key])
+            artists += ax.plot([], [], **style(key, ls=ls, markevery=None), label=PREDICTIVE_LABELS[key])
         one = st.t == 1
         artists.append(ax.scatter(st.x[one, 0], st.x[one, 1], marker="x", color="k", s=20))
         artists.append(ax.scatter(st.x[~one, 0], st.x[~one, 1], marker="o", facecolors="none", edgecolors="k", s=20))

@@ -27,7 +27,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..core import validation as check
 from ..models.mackay_gaussian import FIG1, EnsembleIterate, EnsembleRun, MacKayGaussian
-from ..ui.plotting import COLORS, new_figure, save_figure
+from ..ui.plotting import COLORS, OKABE_ITO, new_figure, save_figure, style
 from ..ui.exercises import (AnswerError, Exercise, ExerciseSet, boolean, close, function,
                              function_values, real, whole_number)
 from ..ui.panel import FigurePanel
@@ -82,8 +82,8 @@ def plot_fig1a(ax, model: MacKayGaussian = FIG1, mu_lim=None, sigma_lim=None, n:
             ax.contour(mu, sigma, logL, levels=lv, colors="0.3", linewidths=0.7, linestyles="solid")]
     arts += ax.plot([model.xbar], [model.sigma_N], "o", color="k", ms=4,
                     label=f"maximum likelihood (x̄, σ_N = {model.sigma_N:.2f})")
-    arts.append(ax.axhline(model.sigma_N, color="C3", lw=0.9, ls="--", label=f"σ_N = {model.sigma_N:.2f}"))
-    arts.append(ax.axhline(model.sigma_N1, color="C0", lw=0.9, ls="--",
+    arts.append(ax.axhline(model.sigma_N, **style("map", lw=0.9, marker="None"), label=f"σ_N = {model.sigma_N:.2f}"))
+    arts.append(ax.axhline(model.sigma_N1, **style("evidence", lw=0.9, marker="None"),
                            label=f"σ_(N−1) = {model.sigma_N1:.2f}"))
     ax.set_xlabel("mean μ")
     ax.set_ylabel("standard deviation σ")
@@ -103,14 +103,14 @@ def plot_fig1b(ax, model: MacKayGaussian = FIG1, sigma_lim=None, n: int = 400):
     sigma = np.linspace(*(sigma_lim or (0.02 * ds[0], 1.6 * ds[1])), n)
     l1 = model.log_likelihood(model.xbar, sigma) - model.log_likelihood(model.xbar, model.sigma_N)
     l2 = model.log_evidence_sigma(sigma) - model.log_evidence_sigma(model.sigma_N1)
-    arts = ax.plot(sigma, np.exp(l1), color="C3", label="P(D | μ = x̄, σ)")
-    arts += ax.plot(sigma, np.exp(l2), color="C0", label="evidence P(D | σ)")
-    arts.append(ax.axvline(model.sigma_N, color="C3", lw=0.9, ls="--"))
-    arts.append(ax.axvline(model.sigma_N1, color="C0", lw=0.9, ls="--"))
+    arts = ax.plot(sigma, np.exp(l1), **style("map"), label="P(D | μ = x̄, σ)")
+    arts += ax.plot(sigma, np.exp(l2), **style("evidence"), label="evidence P(D | σ)")
+    arts.append(ax.axvline(model.sigma_N, **style("map", lw=0.9, marker="None")))
+    arts.append(ax.axvline(model.sigma_N1, **style("evidence", lw=0.9, marker="None")))
     arts.append(ax.annotate(f"σ_N = {model.sigma_N:.2f} ", (model.sigma_N, 1.04), ha="right", fontsize=8,
-                            color="C3", annotation_clip=False))
+                            color=COLORS["map"], annotation_clip=False))
     arts.append(ax.annotate(f" σ_(N−1) = {model.sigma_N1:.2f}", (model.sigma_N1, 1.04), ha="left",
-                            fontsize=8, color="C0", annotation_clip=False))
+                            fontsize=8, color=COLORS["evidence"], annotation_clip=False))
     ax.set_ylim(0, 1.12)
     ax.set_xlim(sigma[0], sigma[-1])
     ax.set_xlabel("standard deviation σ")
@@ -340,7 +340,7 @@ class EnsemblePanel(FigurePanel):
         (self._err_line,) = ax.semilogy([0, 1], [1, 1], "o-", color=Q_COLOR, ms=3.5,
                                         label="relative error of 1/β̄")
         (self._ref_line,) = ax.semilogy([0, 1], [1, 1], ":", color="0.3", label="(1/N)^k from the start")
-        (self._err_mark,) = ax.semilogy([0], [1], "o", color="C3", ms=8, mfc="none", mew=1.6)
+        (self._err_mark,) = ax.semilogy([0], [1], "o", color=OKABE_ITO["vermillion"], ms=8, mfc="none", mew=1.6)
         ax.set_xlim(K_RANGE[0] - 0.5, K_RANGE[1] + 0.5)
         ax.set_ylim(*_ERR_YLIM)
         ax.set_xlabel("sweep k")
@@ -348,7 +348,7 @@ class EnsemblePanel(FigurePanel):
         ax.legend(loc="upper right", fontsize=8)
         ax = self.ax_kl
         (self._kl_line,) = ax.semilogy([0, 1], [1, 1], "o-", color=Q_COLOR, ms=3.5)
-        (self._kl_mark,) = ax.semilogy([0], [1], "o", color="C3", ms=8, mfc="none", mew=1.6)
+        (self._kl_mark,) = ax.semilogy([0], [1], "o", color=OKABE_ITO["vermillion"], ms=8, mfc="none", mew=1.6)
         ax.set_xlim(K_RANGE[0] - 0.5, K_RANGE[1] + 0.5)
         ax.set_ylim(*_KL_YLIM)
         ax.set_xlabel("sweep k")

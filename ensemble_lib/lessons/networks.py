@@ -37,7 +37,7 @@ from ..studies.table1 import METHOD_LABELS, format_table, hmc_comparison, load_t
 from ..ui.exercises import (AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real,
                             whole_number)
 from ..ui.panel import FigurePanel
-from ..ui.plotting import COLORS, new_figure, replace_artists, save_figure, style
+from ..ui.plotting import COLORS, bar_style, new_figure, replace_artists, save_figure, style
 from ..ui.tables import TextTable
 
 #: the demo's names a lesson-4 reader finds here (they live in :mod:`ensemble_lib.studies.network_demo`)
@@ -305,16 +305,23 @@ class Network1DPanel(FigurePanel):
 # ---------------------------------------------------------------------------
 
 
+#: Table 1's bars: each method's colour and hatch (:func:`~ensemble_lib.ui.plotting.bar_style`); the factor
+#: ranks share the factor's colour, each with its own hatch
+TABLE_BARS = {"laplace_evidence": bar_style("laplace"), "ensemble_diagonal": bar_style("diagonal"),
+              "ensemble_full": bar_style("full"), "ensemble_s1": bar_style("factor"),
+              "ensemble_s2": bar_style("factor", hatch="o."), "ensemble_s4": bar_style("factor", hatch="|.")}
+
+
 def plot_table(ax, result: dict, title: str | None = None, hmc: dict | None = None):
     """Test MSE ± 1 standard error per method (bars), the paper's Table 1 as crosses, HMC as a band."""
     keys = [k for k in METHOD_LABELS if k in result["methods"]]
-    colors = {"laplace_evidence": COLORS["laplace"], "ensemble_diagonal": COLORS["diagonal"],
-              "ensemble_full": COLORS["full"]}
     y = np.arange(len(keys))[::-1]
     m = [result["methods"][k]["test_mse"]["mean"] for k in keys]
     se = [result["methods"][k]["test_mse"]["se"] or 0.0 for k in keys]
-    arts = [ax.barh(y, m, xerr=se, color=[colors.get(k, COLORS["factor"]) for k in keys],
-                    alpha=0.6, capsize=3, label=f"ours: mean ± s.e. over {len(result['splits'])} splits")]
+    bars = ax.barh(y, m, xerr=se, capsize=3, label=f"ours: mean ± s.e. over {len(result['splits'])} splits")
+    for rect, k in zip(bars, keys):  # each method's colour and hatch: told apart without colour too
+        rect.set(**TABLE_BARS.get(k, TABLE_BARS["ensemble_s1"]))
+    arts = [bars]
     paper = result.get("paper") or {}
     py = [yy for yy, k in zip(y, keys) if k in paper]
     if py:

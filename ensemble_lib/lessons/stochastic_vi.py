@@ -35,7 +35,7 @@ from matplotlib.ticker import NullLocator
 from ..core import validation as check
 from ..inference.kl_fit import KLFit, kl_fit
 from ..ui.tables import Table
-from ..ui.plotting import new_figure, save_figure
+from ..ui.plotting import MARKEVERY, OKABE_ITO, new_figure, save_figure
 from ..inference.svi import SCHEDULES, SVI_FAMILIES, SVIHistory, svi_fit, svi_stream
 from ..models.toy import PAPER_PRESET, make_posterior
 from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, real
@@ -65,9 +65,13 @@ STEP_RANGE = (0.002, 0.2)
 SAMPLE_OPTIONS = (1, 2, 4, 8, 16, 32)
 SEED_RANGE = (0, 50)
 
-#: Line style per schedule and colour per number of samples, in every plot.
+#: Line style per schedule, and colour (Okabe–Ito) and marker per number of samples, in every plot:
+#: the runs are told apart without colour too.
 _STYLE = {"fixed": "-", "decaying": "--"}
-_COLOR = {1: "#ff7f0e", 16: "#1f77b4"}
+_COLOR = {1: OKABE_ITO["orange"], 16: OKABE_ITO["blue"]}
+_MARKER = {1: "v", 16: "o"}
+#: the panel's two lines before the first run (then each run's colour, line style and marker)
+_RUN_LINE = dict(color=_COLOR[1], lw=1.1, marker=_MARKER[1], markevery=MARKEVERY)
 
 
 def lesson_posterior():
@@ -198,6 +202,7 @@ def _plot_run(ax, x, y, h: SVIHistory):
     color = _COLOR.get(h.n_samples, "0.3")
     raw = ax.plot(x, y, _STYLE[h.schedule], color=color, lw=0.5, alpha=0.35)
     smooth = ax.plot(x, running_mean(y), _STYLE[h.schedule], color=color, lw=1.6,
+                     marker=_MARKER.get(h.n_samples, "None"), markevery=MARKEVERY,
                      label=_run_label(h))
     return raw + smooth
 
@@ -305,9 +310,9 @@ class SVIExplorer(FigurePanel):
         # 900 x 320 px: with its controls and readout within a 1366 x 768 screen's notebook
         fig, (ax1, ax2) = new_figure(9.0, 3.2, ncols=2)
         self.ax_kl, self.ax_excess = ax1, ax2
-        (self._line_kl,) = ax1.plot([1, PANEL_N_ITER], [1, 1], color=_COLOR[1], lw=1.1)
+        (self._line_kl,) = ax1.plot([1, PANEL_N_ITER], [1, 1], **_RUN_LINE)
         self._opt_line = ax1.axhline(1.0, color="k", lw=1.0, ls=":", label="quadrature optimum")
-        (self._line_ex,) = ax2.plot([1, PANEL_N_ITER], [1, 1], color=_COLOR[1], lw=1.1)
+        (self._line_ex,) = ax2.plot([1, PANEL_N_ITER], [1, 1], **_RUN_LINE)
         ax2.axhspan(*NUMPYRO_FLOOR, color="0.85", zorder=0, label="NumPyro fixed-step floor (quoted)")
         ax1.set_yscale("log")
         ax1.set_xlim(0, PANEL_N_ITER)
@@ -354,6 +359,7 @@ class SVIExplorer(FigurePanel):
         for line in (self._line_kl, self._line_ex):
             line.set_color(color)
             line.set_linestyle(_STYLE[h.schedule])
+            line.set_marker(_MARKER.get(h.n_samples, "None"))
         if kl_opt != self.__dict__.get("_shown_opt"):  # a new family: its optimum is in the background
             self._opt_line.set_ydata([kl_opt, kl_opt])
             self._legend.get_texts()[0].set_text(f"quadrature optimum {kl_opt:.3f}")

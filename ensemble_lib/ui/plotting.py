@@ -49,12 +49,20 @@ STYLES = {
     "moderated": dict(color=OKABE_ITO["orange"], linestyle="-.", marker="h"),
     "data": dict(color=OKABE_ITO["black"], linestyle="None", marker="o"),
     "custom": dict(color=OKABE_ITO["orange"], linestyle=(0, (3, 1, 1, 1, 1, 1)), marker="+"),  # a Q set by hand
+    "evidence": dict(color=OKABE_ITO["bluish green"], linestyle="--", marker="p"),  # P(D | hyperparameters)
+    "obd": dict(color=OKABE_ITO["vermillion"], linestyle=":", marker="<"),  # pruning by OBD saliency
+    "hyper_term": dict(color=OKABE_ITO["reddish purple"], linestyle="-.", marker=">"),  # MacKay §5.2.2's term
 }
 #: other names of a method in :data:`STYLES`
 STYLE_ALIASES = {"exact": "posterior", "best_fit": "map", "mp": "map", "data_points": "data"}
 #: markers along a line at about this fraction of the axes' diagonal apart (matplotlib's float
 #: ``markevery``): enough to name the method, few enough not to clutter a dense curve
 MARKEVERY = 0.1
+
+#: One hatch per method for bars (:func:`bar_style`): bars told apart without colour; no two alike.
+HATCHES = {"posterior": "", "laplace": "//", "diagonal": "\\\\", "factor": "..", "full": "xx", "mixture": "++",
+           "mixture_bound": "--", "svi": "oo", "hmc": "||", "map": "**", "moderated": "OO", "data": "+.",
+           "custom": "/.", "evidence": "\\|", "obd": "-/", "hyper_term": "x."}
 
 #: One colour per method (derived from :data:`STYLES`).
 COLORS = {k: v["color"] for k, v in STYLES.items()}
@@ -102,6 +110,19 @@ def style(method: str, **overrides) -> dict:
         kw[_KWARG_ALIASES.get(k, k)] = v
     return kw
 
+
+def bar_style(method: str, **overrides) -> dict:
+    """Matplotlib keyword arguments for ``method``'s bar (``ax.bar`` / ``ax.barh``): its colour
+    (:data:`STYLES`), pale as the face and full as the edge (the hatch is drawn in the edge's colour,
+    so it shows), and its hatch (:data:`HATCHES`), updated by ``overrides``."""
+    key = STYLE_ALIASES.get(method, method)
+    if key not in STYLES:
+        raise ValueError(f"method must be one of {sorted(STYLES) + sorted(STYLE_ALIASES)}, got {method!r}")
+    color = STYLES[key]["color"]
+    kw = dict(facecolor=mpl.colors.to_rgba(color, 0.45), edgecolor=color, hatch=HATCHES[key])
+    for k, v in overrides.items():
+        kw[_KWARG_ALIASES.get(k, k)] = v
+    return kw
 
 
 def set_style() -> None:

@@ -12,7 +12,7 @@ from matplotlib.colors import to_hex, to_rgba
 from matplotlib.markers import MarkerStyle
 from matplotlib.patches import Ellipse
 
-from ensemble_lib.ui.plotting import (COLORS, NICE_MANTISSAS, OKABE_ITO, STYLES, annotate_kl, figure_png,
+from ensemble_lib.ui.plotting import (COLORS, NICE_MANTISSAS, OKABE_ITO, STYLE_ALIASES, STYLES, annotate_kl, figure_png,
                                        new_figure, nice_ceiling, nice_range, plot_gaussian_ellipses,
                                        plot_posterior_contours, style, update_gaussian_ellipses)
 from ensemble_lib.models.toy import make_posterior
@@ -203,3 +203,90 @@ def test_a_lessons_figures_draw_each_method_in_its_style():
         looks.add((ln.get_linestyle(), ln.get_marker()))
     assert len(looks) == 3  # told apart in grey, too
     assert mpl.colors.to_hex(medians["Laplace (median)"].get_color()) == "#d55e00"
+
+
+def _in_style(line, key: str, color: bool = True) -> bool:
+    """``line`` has ``key``'s line style and marker (and colour, unless ``color`` is false)."""
+    want = STYLES[STYLE_ALIASES.get(key, key)]
+    same = (_dashes(line.get_linestyle()), _marker(line.get_marker())) == (_dashes(want["linestyle"]),
+                                                                          _marker(want["marker"]))
+    return same and (not color or to_rgba(line.get_color()) == to_rgba(want["color"]))
+
+
+def test_lesson_2s_fig1b_draws_the_likelihood_and_the_evidence_in_their_styles():
+    from ensemble_lib.lessons.mean_sigma import plot_fig1b
+
+    fig, ax = new_figure()
+    arts = plot_fig1b(ax, n=50)
+    lines = {ln.get_label(): ln for ln in arts if hasattr(ln, "get_marker")}
+    assert _in_style(lines["P(D | μ = x̄, σ)"], "map") and _in_style(lines["evidence P(D | σ)"], "evidence")
+    assert not _in_style(lines["P(D | μ = x̄, σ)"], "evidence")  # the check can fail
+    figure_png(fig)
+
+
+def test_lesson_6s_occam_and_pruning_plots_draw_each_method_in_its_style():
+    from types import SimpleNamespace
+
+    from ensemble_lib.lessons.model_choice.occam import plot_occam
+    from ensemble_lib.lessons.model_choice.pruning import plot_pruning_study
+
+    rows = [SimpleNamespace(label=f"m {i}", log_evidence_exact=-i, log_evidence_laplace=-i - 0.1, bound=-i - 0.2)
+            for i in range(3)]
+    fig, ax = new_figure()
+    plot_occam(ax, rows)
+    exact, laplace, bound = ax.lines
+    assert _in_style(exact, "exact") and _in_style(laplace, "laplace") and _in_style(bound, "full")
+    assert not _in_style(exact, "laplace")
+
+    steps = [{"weight": 1, "log_evidence": -5.0 - j, "test_mse": 0.3 + j / 10} for j in range(4)]
+    split = {"index": 0, "log_evidence": -4.0, "test_mse": 0.3,
+             "sequences": {"evidence": {"steps": steps, "stop_step": 2}, "obd": {"steps": steps}}}
+    fig, axes = new_figure(ncols=2)
+    plot_pruning_study(axes, {"splits": [split]})
+    for ax in axes:
+        by_evidence, by_obd = ax.lines[:2]
+        assert _in_style(by_evidence, "evidence", color=False) and _in_style(by_obd, "obd", color=False)
+        assert to_hex(by_evidence.get_color()) in PUBLISHED_OKABE_ITO
+    figure_png(fig)
+
+
+def test_lesson_6s_hyperparameter_error_bars_draw_each_method_in_its_style():
+    from ensemble_lib.lessons.model_choice.hyper_error_bars import hyper_error_bar_demo, plot_hyper_error_bars
+
+    fig, axes = new_figure(ncols=2)
+    plot_hyper_error_bars(axes, hyper_error_bar_demo(3))
+    lines = {ln.get_label(): ln for ln in axes[1].lines}
+    assert _in_style(lines["gᵀA⁻¹g"], "map") and _in_style(lines["MacKay §5.2.2 extra"], "hyper_term")
+    assert _in_style(lines["exact spread of the mean"], "exact")
+    assert not _in_style(lines["gᵀA⁻¹g"], "hyper_term")
+
+
+def test_lesson_5s_runs_differ_in_marker_as_well_as_colour():
+    from types import SimpleNamespace
+
+    from ensemble_lib.lessons.stochastic_vi import _plot_run
+
+    fig, ax = new_figure()
+    x = np.arange(1.0, 50.0)
+    one = _plot_run(ax, x, 1 / x, SimpleNamespace(n_samples=1, schedule="fixed", family="full", step_size=0.01))
+    many = _plot_run(ax, x, 1 / x, SimpleNamespace(n_samples=16, schedule="fixed", family="full", step_size=0.01))
+    assert _marker(one[-1].get_marker()) != _marker(many[-1].get_marker())
+    assert {to_hex(one[-1].get_color()), to_hex(many[-1].get_color())} <= PUBLISHED_OKABE_ITO
+
+
+def test_bars_of_lessons_3_and_4_have_a_hatch_per_method():
+    from ensemble_lib.lessons.bound import plot_bound_bars
+    from ensemble_lib.lessons.networks import plot_table
+
+    fig, ax = new_figure()
+    arts = plot_bound_bars(ax, 0.0, {"laplace": -2.0, "diagonal": -1.0, "full": -0.5})
+    hatches = [r.get_hatch() for r in arts["bars"]]
+    assert all(hatches) and len(set(hatches)) == 3
+
+    methods = {k: {"label": k, "test_mse": {"mean": 0.3, "se": 0.01}}
+               for k in ("ensemble_s1", "ensemble_diagonal", "laplace_evidence", "ensemble_full")}
+    fig, ax = new_figure()
+    plot_table(ax, {"methods": methods, "splits": [0], "baseline_mse": {"mean": 1.0}, "dataset": "x"})
+    rects = [p for p in ax.patches if p.get_height() > 0 and p.get_width() > 0.2]
+    assert len(rects) == 4 and len({r.get_hatch() for r in rects}) == 4
+    assert {to_hex(r.get_edgecolor()) for r in rects} <= PUBLISHED_OKABE_ITO

@@ -23,7 +23,7 @@ from ...inference.network_fits import fit_evidence
 from ...models.linear import LinearGaussianPosterior
 from ...models.network import NetworkPosterior, network_jacobian
 from ...studies.model_size import ModelSizeConfig, load_split
-from ...ui.plotting import new_figure
+from ...ui.plotting import new_figure, style
 from ...ui.tables import Table
 from .occam import polynomial_data, polynomial_design
 
@@ -109,21 +109,21 @@ def plot_hyper_error_bars(axes, demo: HyperErrorBarDemo) -> None:
     ax1.fill_between(demo.x, demo.exact_mean - 2 * np.sqrt(demo.exact_variance),
                      demo.exact_mean + 2 * np.sqrt(demo.exact_variance), color="0.85",
                      label="±2 s.d., integrated over ln α, ln β")
-    ax1.plot(demo.x, demo.mean + 2 * sd0, "C0-", lw=1, label="±2 s.d. at α_MP, β_MP (MacKay §5.2)")
-    ax1.plot(demo.x, demo.mean - 2 * sd0, "C0-", lw=1)
+    ax1.plot(demo.x, demo.mean + 2 * sd0, **style("map", lw=1), label="±2 s.d. at α_MP, β_MP (MacKay §5.2)")
+    ax1.plot(demo.x, demo.mean - 2 * sd0, **style("map", lw=1))
     sd = np.sqrt(demo.variance)
-    ax1.plot(demo.x, demo.mean + 2 * sd, "C3--", lw=1, label="±2 s.d. with MacKay §5.2.2's term")
-    ax1.plot(demo.x, demo.mean - 2 * sd, "C3--", lw=1)
+    ax1.plot(demo.x, demo.mean + 2 * sd, **style("hyper_term", lw=1), label="±2 s.d. with MacKay §5.2.2's term")
+    ax1.plot(demo.x, demo.mean - 2 * sd, **style("hyper_term", lw=1))
     ax1.plot(demo.x, demo.mean, "k-", lw=1)
-    ax1.plot(demo.x_data, demo.t_data, "k.", ms=5)
+    ax1.plot(demo.x_data, demo.t_data, **style("data", ms=3, markevery=None))
     ax1.set_xlabel("x")
     ax1.set_ylabel("t")
     ax1.set_title(f"degree {demo.degree}: predictive ±2 s.d.")
     ax1.legend(fontsize=7, loc="upper center")
-    ax2.semilogy(demo.x, demo.weight_variance, "C0-", label="gᵀA⁻¹g")
-    ax2.semilogy(demo.x, demo.hyper_variance, "C3--", label="MacKay §5.2.2 extra")
-    ax2.semilogy(demo.x, demo.exact_spread, "C3:", label="exact spread of the mean")
-    ax2.semilogy(demo.x, demo.exact_variance - demo.weight_variance - demo.noise_variance, "0.4",
+    ax2.semilogy(demo.x, demo.weight_variance, **style("map"), label="gᵀA⁻¹g")
+    ax2.semilogy(demo.x, demo.hyper_variance, **style("hyper_term"), label="MacKay §5.2.2 extra")
+    ax2.semilogy(demo.x, demo.exact_spread, **style("exact"), label="exact spread of the mean")
+    ax2.semilogy(demo.x, demo.exact_variance - demo.weight_variance - demo.noise_variance, color="0.4", ls="--",
                  label="exact total − (gᵀA⁻¹g + 1/β)")
     ax2.axhline(demo.noise_variance, color="k", lw=0.8, ls="-.", label="1/β")
     ax2.axvspan(-1.3, -1.0, color="0.93", zorder=0)

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.collections import LineCollection
+from matplotlib.colors import to_rgba
 
 from ...core import validation as check
 from ...studies import noise_inputs as NI
 from ...ui.memo import LRUMemo
 from ...ui.panel import FigurePanel
-from ...ui.plotting import new_figure
+from ...ui.plotting import OKABE_ITO, new_figure
 from ...ui.tables import Table
 
 #: the α limit of the re-estimation: an input whose α_c runs to it is switched off
@@ -157,6 +158,13 @@ def story_exceptions(state: NoiseARDState) -> list[str]:
     return lines
 
 
+#: ARD's colour (Okabe–Ito); the bars of real inputs plain, of pure-noise inputs pale, hatched, vermillion
+_ARD = OKABE_ITO["blue"]
+_INPUT_BARS = {False: dict(facecolor=_ARD, edgecolor=_ARD, hatch=None),
+               True: dict(facecolor=to_rgba(OKABE_ITO["vermillion"], 0.45), edgecolor=OKABE_ITO["vermillion"],
+                          hatch="//")}
+
+
 class NoiseInputsPanel(FigurePanel):
     """ARD on Boston with a slider for the number of pure-noise inputs appended (MacKay §7).
 
@@ -173,16 +181,16 @@ class NoiseInputsPanel(FigurePanel):
         n_real = len(_feature_names())
         n_all = n_real + NOISE_MAX
         x = np.arange(n_all)
-        self._bars = list(ax1.bar(x, np.ones(n_all), color="C0", width=0.7))
+        self._bars = list(ax1.bar(x, np.ones(n_all), width=0.7, **_INPUT_BARS[False]))
         ax1.axhline(ARD_LIMIT, color="0.4", ls="--", lw=1)
         ax1.text(n_all - 0.5, ARD_LIMIT * 2.5, "limit: switched off", ha="right", va="bottom", fontsize=7,
                  color="0.3")
         ax1.set_yscale("log")
         ax1.set_ylim(1e-1, 1e10)
         ax1.set_ylabel("α_c")
-        ax1.set_title("ARD of a linear model on Boston: one α per input (red: pure noise)")
-        self._errs = ax2.add_collection(LineCollection(np.zeros((n_all, 2, 2)), colors="C0", linewidths=1))
-        self._pts = ax2.plot(x, np.zeros(n_all), "o", ms=3, color="C0", label="w_MP ± 2 s.d., ARD")[0]
+        ax1.set_title("ARD of a linear model on Boston: one α per input (hatched, vermillion: pure noise)")
+        self._errs = ax2.add_collection(LineCollection(np.zeros((n_all, 2, 2)), colors=_ARD, linewidths=1))
+        self._pts = ax2.plot(x, np.zeros(n_all), "o", ms=3, color=_ARD, label="w_MP ± 2 s.d., ARD")[0]
         self._one = ax2.plot(x, np.zeros(n_all), "kx", ms=4, label="w_MP, one α")[0]
         ax2.axhline(0.0, color="0.6", lw=0.8)
         ax2.set_ylim(-0.8, 0.8)
@@ -211,7 +219,7 @@ class NoiseInputsPanel(FigurePanel):
             bar.set_visible(j < n)
             if j < n:
                 bar.set_height(state.alphas[j])
-                bar.set_color("C3" if j >= state.n_real else "C0")
+                bar.set(**_INPUT_BARS[j >= state.n_real])
         x = np.arange(n)
         lo, hi = state.weights - 2 * state.weight_sd, state.weights + 2 * state.weight_sd
         self._errs.set_segments(np.stack([np.column_stack([x, lo]), np.column_stack([x, hi])], axis=1))

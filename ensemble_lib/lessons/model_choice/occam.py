@@ -25,7 +25,7 @@ from ...inference.model_comparison import exact_log_evidence, model_log_evidence
 from ...inference.network_fits import fit_ensemble
 from ...models.linear import LinearGaussianPosterior
 from ...models.toy import make_posterior
-from ...ui.plotting import new_figure
+from ...ui.plotting import new_figure, style
 from ...ui.tables import Table
 
 #: the hyperpriors of the exact Occam comparison (Barber & Bishop's broad ones)
@@ -100,11 +100,12 @@ def format_occam(rows) -> Table:
 def plot_occam(ax, rows, title: str = "", fixed: bool = False):
     """Exact ln P(D), Laplace and the bound per model; ``fixed``: at fixed α, β (MacKay (20), F)."""
     k = np.arange(len(rows))
-    ax.plot(k, [r.log_evidence_exact for r in rows], "k-o",
+    ax.plot(k, [r.log_evidence_exact for r in rows], **style("exact", markevery=None),
             label="exact ln P(D|α,β)" if fixed else "exact ln P(D)")
-    ax.plot(k, [r.log_evidence_laplace for r in rows], "C1--s",
+    ax.plot(k, [r.log_evidence_laplace for r in rows], **style("laplace", markevery=None),
             label="Laplace, MacKay (20) × 2 modes" if fixed else "Laplace, MacKay (30)")
-    ax.plot(k, [r.bound for r in rows], "C0-^", label="bound F (full Q)" if fixed else "bound F*")
+    ax.plot(k, [r.bound for r in rows], **style("full", markevery=None),
+            label="bound F (full Q)" if fixed else "bound F*")
     ax.set_xticks(k, [r.label.split()[-1] for r in rows])
     ax.set_ylabel("nats")
     ax.set_title(title)

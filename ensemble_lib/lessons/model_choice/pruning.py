@@ -16,7 +16,7 @@ from ...inference.evidence import laplace_evidence
 from ...inference.laplace import laplace_fit
 from ...inference.model_comparison import SubsetPosterior, deletion_evidence
 from ...models.network import NetworkPosterior, add_bias
-from ...ui.plotting import new_figure
+from ...ui.plotting import OKABE_ITO, new_figure, style
 from ...ui.tables import Table
 
 @lru_cache(maxsize=2)
@@ -97,25 +97,30 @@ def format_pruning_study(rows) -> Table:
                          "§6 predicted and the refits found")
 
 
+#: one colour per split (Okabe–Ito); the pruning order is told by line style and marker (:data:`STYLES`)
+_SPLIT_COLORS = tuple(OKABE_ITO[k] for k in ("blue", "orange", "bluish green", "vermillion", "reddish purple",
+                                              "sky blue", "black"))
+
+
 def plot_pruning_study(axes, result: dict) -> None:
     """Left: refitted ln evidence against deletions (both orders, every split; ◆ where §6 says stop);
     right: test MSE against deletions."""
     ax1, ax2 = axes
     for s in result["splits"]:
-        c = f"C{s['index']}"
-        for m, ls in (("evidence", "-"), ("obd", ":")):
+        c = _SPLIT_COLORS[s["index"] % len(_SPLIT_COLORS)]
+        for m in ("evidence", "obd"):
             seq = [x for x in s["sequences"][m]["steps"] if "weight" in x]
             n = np.arange(len(seq) + 1)
-            ax1.plot(n, [s["log_evidence"]] + [x["log_evidence"] for x in seq], ls, color=c,
+            ax1.plot(n, [s["log_evidence"]] + [x["log_evidence"] for x in seq], **style(m, color=c),
                      label=f"split {s['index']}, {'by evidence (§6)' if m == 'evidence' else 'by OBD saliency'}")
-            ax2.plot(n, [s["test_mse"]] + [x["test_mse"] for x in seq], ls, color=c)
+            ax2.plot(n, [s["test_mse"]] + [x["test_mse"] for x in seq], **style(m, color=c))
         k = s["sequences"]["evidence"]["stop_step"]
         if k:
             ax1.plot(k, s["sequences"]["evidence"]["steps"][k - 1]["log_evidence"], "D", color=c, ms=6)
             ax2.plot(k, s["sequences"]["evidence"]["steps"][k - 1]["test_mse"], "D", color=c, ms=6)
     ax1.set_xlabel("weights deleted")
     ax1.set_ylabel("ln P(D|α,β) of the refitted network")
-    ax1.set_title("Boston, H = 4: pruning by evidence (—) and by OBD (···)")
+    ax1.set_title("Boston, H = 4: pruning by evidence (– – ⬟) and by OBD (··· ◀)")
     ax1.legend(fontsize=6, ncol=2, loc="lower center")
     ax2.set_xlabel("weights deleted")
     ax2.set_ylabel("test MSE")
