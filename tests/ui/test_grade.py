@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from ensemble_lib.lessons import exercise_sets
-from ensemble_lib.lessons.student_copies import main as student_main
 from ensemble_lib.ui import student_copies as sc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,8 +22,12 @@ PILOT = "02_mackay_gaussian_mean_sigma.ipynb"
 
 @pytest.fixture(scope="module")
 def copies(tmp_path_factory):
+    """The pilot lesson's student copy and autograder only (tests/ui/test_student_copies.py makes
+    and checks every lesson's; grading needs one), made the way ``make student`` makes them."""
+    lessons = tmp_path_factory.mktemp("lessons")
+    shutil.copy(NB / PILOT, lessons / PILOT)
     out = tmp_path_factory.mktemp("student")
-    student_main([str(out)])
+    sc.write_student_copies(out, {PILOT: exercise_sets()[PILOT]}, notebooks=lessons, figures=None)
     return out
 
 
