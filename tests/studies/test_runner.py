@@ -164,13 +164,23 @@ def test_a_figure_changed_only_by_floating_point_is_kept(tmp_path):
 
 def test_the_figures_command_leaves_a_copy_of_figures_unchanged(tmp_path):
     """Lessons 1 and 7's writers (toy_kl_table.csv, mixture_fits.png: the files another CPU rewrote)
-    over a copy of figures/: every file keeps its bytes, and no temporary file is left."""
+    over a copy of figures/: every file keeps its bytes, and no temporary file is left. Under
+    ``make test-lowest`` the oldest declared matplotlib rasterises with its own byte-level differences
+    (tests/_committed.py), so there the first run may replace the PNG and a second run must not."""
+    import hashlib
+
+    def digests():
+        return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in copy.iterdir()}
+
     copy = tmp_path / "figures"
     shutil.copytree(store.FIGURES_DIR, copy)
-    before = {p.name: p.read_bytes() for p in copy.iterdir()}
+    if os.environ.get("ENSEMBLE_TEST_LOWEST") == "1":
+        figures.write_all(copy, only=["toy_posterior", "mixture"])
+    before = digests()
     written = figures.write_all(copy, only=["toy_posterior", "mixture"])
     assert {"toy_kl_table.csv", "mixture_fits.png"} <= {p.name for p in written}
-    assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
+    after = digests()
+    assert after == before, f"rewritten: {sorted(n for n in after if after[n] != before.get(n))}"
 
 
 def test_the_tiny_table_on_a_local_dask_cluster_equals_the_in_process_run(tmp_path):
