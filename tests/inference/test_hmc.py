@@ -15,6 +15,7 @@ pytest.importorskip("numpyro")
 
 from scipy import stats  # noqa: E402
 
+import _jax_cache  # noqa: E402
 from ensemble_lib.inference import hmc  # noqa: E402
 from ensemble_lib.inference.hyperparameters import GammaHyperprior  # noqa: E402
 from ensemble_lib.models.linear import LinearGaussianPosterior  # noqa: E402
@@ -24,25 +25,8 @@ from ensemble_lib.models.toy import make_posterior  # noqa: E402
 P_MIN = 1e-3  # smallest acceptable p-value of the distribution tests
 
 
-@pytest.fixture(scope="module", autouse=True)
-def compilation_cache(tmp_path_factory):
-    """A persistent JAX compilation cache in a temporary folder, for this module only.
-
-    Compiling NUTS dominates the cost of these small runs; the cache lets the
-    determinism test's second run reuse the first run's executables (the
-    cross-process determinism of a fresh compile was checked by running the
-    command twice).
-    """
-    jax, _ = hmc._jax()
-    names = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
-             "jax_persistent_cache_min_entry_size_bytes")
-    old = {n: getattr(jax.config, n) for n in names}
-    jax.config.update(names[0], str(tmp_path_factory.mktemp("jax_cache")))
-    jax.config.update(names[1], 0.0)
-    jax.config.update(names[2], -1)
-    yield
-    for n, v in old.items():
-        jax.config.update(n, v)
+# the module's own persistent JAX compilation cache (tests/_jax_cache.py)
+compilation_cache = pytest.fixture(scope="module", autouse=True)(_jax_cache.compilation_cache)
 
 
 def _grid_cdf(values, density):

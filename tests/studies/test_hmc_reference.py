@@ -11,29 +11,12 @@ import pytest
 
 pytest.importorskip("numpyro")
 
-from ensemble_lib.inference import hmc  # noqa: E402
+import _jax_cache  # noqa: E402
 from ensemble_lib.studies import hmc_reference  # noqa: E402
 
 
-@pytest.fixture(scope="module", autouse=True)
-def compilation_cache(tmp_path_factory):
-    """A persistent JAX compilation cache in a temporary folder, for this module only.
-
-    Compiling NUTS dominates the cost of these small runs; the cache lets the
-    determinism test's second run reuse the first run's executables (the
-    cross-process determinism of a fresh compile was checked by running the
-    command twice).
-    """
-    jax, _ = hmc._jax()
-    names = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
-             "jax_persistent_cache_min_entry_size_bytes")
-    old = {n: getattr(jax.config, n) for n in names}
-    jax.config.update(names[0], str(tmp_path_factory.mktemp("jax_cache")))
-    jax.config.update(names[1], 0.0)
-    jax.config.update(names[2], -1)
-    yield
-    for n, v in old.items():
-        jax.config.update(n, v)
+# the module's own persistent JAX compilation cache (tests/_jax_cache.py)
+compilation_cache = pytest.fixture(scope="module", autouse=True)(_jax_cache.compilation_cache)
 
 
 def test_quick_command_is_deterministic_and_its_config_rederives(tmp_path):
