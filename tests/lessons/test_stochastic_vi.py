@@ -8,23 +8,15 @@ import itertools
 import numpy as np
 import pytest
 
-from ensemble_lib.inference.kl_fit import kl_fit
 from ensemble_lib.inference.svi import svi_fit
 from ensemble_lib.lessons import stochastic_vi as svi_lesson
 from ensemble_lib.lessons.stochastic_vi import running_mean
-from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
 
 from _committed import assert_writes_the_committed_files
+from inference import test_svi
 
-
-@pytest.fixture(scope="module")
-def post():
-    return make_posterior(**PAPER_PRESET)
-
-
-@pytest.fixture(scope="module")
-def optimum(post):
-    return {fam: kl_fit(post, fam) for fam in ("full", "diagonal")}
+# the paper's toy and its two deterministic optima: the estimator's tests' fixtures, shared
+post, optimum = test_svi.post, test_svi.optimum
 
 
 def test_svi_panel_calls_the_gap_a_noise_floor_only_once_the_run_has_settled():
