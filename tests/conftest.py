@@ -16,7 +16,8 @@ settings.load_profile("ensemble")
 # -- the order in which pytest-xdist hands out test files ------------------------------------
 #: Approximate run time of the longest test files on one core (seconds; per-file sums of
 #: `pytest --durations=0` and of process CPU time, 2026-11-24, after the test-time cuts and with
-#: lesson 6's re-derivations in tests/studies/test_model_size.py). `make test` runs the files on
+#: lesson 6's re-derivations in tests/studies/test_model_size.py; the exercise, student-copy,
+#: grading, runner and benchmark files from the 2026-11-27 clean clone's --durations). `make test` runs the files on
 #: pytest-xdist
 #: workers (`--dist loadfile`: a file, and so a notebook's cells, stays on one worker). Handed out
 #: longest first, no long file is left for the end while the other core idles; by default xdist
@@ -24,13 +25,18 @@ settings.load_profile("ensemble")
 #: HMC, Table-1 and model-size files last. Files not listed count as short. A stale entry costs
 #: only balance, never a result.
 FILE_SECONDS = {
+    "tests/ui/test_student_copies.py": 140,
+    "tests/ui/test_exercises.py": 60,
+    "tests/studies/test_runner_studies.py": 50,
+    "tests/ui/test_grade.py": 42,
+    "tests/project/test_benchmarks.py": 40,
     "tests/ui/test_panel.py": 38,
     "tests/inference/test_network_fits.py": 28,
     "tests/inference/test_hmc.py": 15,
-    "tests/studies/test_hmc_reference.py": 10,
+    "tests/studies/test_hmc_reference.py": 30,
+    "tests/studies/test_runner.py": 20,
     "tests/studies/test_table1.py": 18,
     "tests/ui/test_panel_live.py": 15,
-    "tests/project/test_benchmarks.py": 14,
     "tests/models/test_toy_properties.py": 10,
     "tests/inference/test_toy_fits.py": 10,
     "tests/lessons/test_toy_posterior.py": 9,
