@@ -178,3 +178,9 @@ def test_the_book_puts_the_written_alt_text_on_figures_and_panels_and_stops_with
         for panel in (False, True):
             with pytest.raises(ValueError, match="01_x.ipynb cell c1: .*metadata 'alt'"):
                 book_build.stage_notebook(_figure_notebook(bad, panel), {}, "01_x.ipynb")
+
+
+def test_every_lesson_is_in_the_books_table_of_contents():
+    index = (ROOT / "book" / "index.md").read_text()
+    listed = re.findall(r"^(notebooks/\S+)$", index, re.M)
+    assert listed == [f"notebooks/{p.stem}" for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
