@@ -381,3 +381,32 @@ def test_the_colour_only_checks_of_lesson_8_can_fail():
     assert _dashes(old_boundary.get_linestyle()) != _dashes(STYLES["map"]["linestyle"])
     (old_point,) = ax.plot([0.0], [0.0], "s", color=COLORS["laplace"])
     assert not _in_style(old_point, "test_point")
+
+
+def test_lesson_6s_ard_bars_and_network_size_lines_read_without_colour(monkeypatch):
+    """The ARD figure's pure-noise bars are hatched (real inputs plain); the network-size plot draws Laplace
+    and the diagonal ensemble in their STYLES line styles and markers."""
+    from ensemble_lib.lessons.model_choice import network_size
+    from ensemble_lib.lessons.model_choice.ard_boston import plot_ard
+
+    split = {"ard": {"inputs": ["CRIM", "ZN", "noise1", "noise2"], "alpha": [10.0, 20.0, 300.0, 400.0],
+                     "noise_above_every_real": True}}
+    result = {"config": {"n_noise": 2, "ard_hidden": 2, "prior": {"a": 1.0, "b": 250.0}},
+              "datasets": {"boston": {"splits": [split, split]}}}
+    fig, ax = new_figure()
+    plot_ard(ax, result)
+    bars = [p for p in ax.patches if p.get_height() > 0]
+    assert len(bars) == 4 and [bool(b.get_hatch()) for b in bars] == [False, False, True, True]
+    assert {to_hex(b.get_edgecolor()) for b in bars} <= PUBLISHED_OKABE_ITO
+
+    rows = [{"H": h, "log_evidence": -h, "log_evidence_se": 0.1, "bound": -h - 1, "bound_se": 0.1,
+             "laplace_test_mse": 0.3, "laplace_test_mse_se": 0.01, "ensemble_test_mse": 0.2,
+             "ensemble_test_mse_se": 0.01} for h in (1, 2, 3)]
+    monkeypatch.setattr(network_size, "size_rows", lambda result, dataset: rows)
+    fig, axes = new_figure(ncols=2)
+    network_size.plot_model_size(axes, {}, "x")
+    for ax in axes:
+        laplace, ensemble = [c.lines[0] for c in ax.containers]  # each errorbar's data line
+        assert _in_style(laplace, "laplace") and _in_style(ensemble, "diagonal")
+        assert not _in_style(laplace, "diagonal")  # the check can fail
+    figure_png(fig)
