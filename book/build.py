@@ -213,10 +213,16 @@ GENERIC_ALT = re.compile(r"^(an? |the )?(figure|image|plot|graph|chart|picture|s
 IMAGE_MIMES = ("image/png", "image/jpeg", "image/svg+xml")
 
 
-def alt_problem(alt) -> str | None:
-    """Why ``alt`` is not written alt text (empty, too short to describe a figure, or generic); None if it is."""
+def alt_problem(alt, markdown: bool = False) -> str | None:
+    """Why ``alt`` is not written alt text (empty, too short to describe a figure, or generic); None if it is.
+
+    ``markdown``: the alt text of a Markdown image, which may hold no ``|`` (it ends a table's cell: the
+    image is then not drawn) and no bracket (``F[Q]``: the image's text ends there for some renderers)."""
     if not isinstance(alt, str) or not alt.strip():
         return "no alt text"
+    bad = re.search(r"[|\[\]]", alt) if markdown else None
+    if bad:
+        return f"{bad[0]!r} in a Markdown image's alt text (write KL(Q‖P) or words)"
     if len(alt.split()) < MIN_ALT_WORDS:
         return f"{len(alt.split())} words: say what the figure shows (at least {MIN_ALT_WORDS} words)"
     if GENERIC_ALT.search(alt.strip()):
