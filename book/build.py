@@ -9,10 +9,11 @@ What it does, in order:
 2. **Stages the sources** into ``build/book/src/`` (git-ignored): this folder's pages (``conf.py`` is read in place),
    ``docs/equations.md``, ``figures/``, ``CHANGELOG.md`` and every stored, executed
    notebook from ``notebooks/`` (never re-executed). On the way each lesson's exercise solutions get the
-   ``hide-input`` tag (folded under a "Show code" toggle, as they are folded in JupyterLab) and each item
-   of its "References" list gets a ``{cite:p}`` role to its ``references.bib`` entry (matched by first
-   author, year and title, :func:`match_citations`); the references page, which says which lessons read
-   which work, is written from the same matches.
+   ``hide-input`` tag (folded under a "Show code" toggle, as they are folded in JupyterLab), each figure
+   and panel gets the alt text written in its cell's metadata (:func:`written_alt`; the build stops at one
+   without), and each item of its "References" list gets a ``{cite:p}`` role to its ``references.bib``
+   entry (matched by first author, year and title, :func:`match_citations`); the references page, which
+   says which lessons read which work, is written from the same matches.
 3. **Runs Sphinx** (myst-nb, ``nb_execution_mode = "off"``) into ``build/book/html/``; open
    ``build/book/html/index.html`` (``file://`` works) or serve the folder.
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import html
 import io
 import json
 import re
@@ -168,17 +170,18 @@ def lesson_citations(nb: dict, bib) -> list[tuple[str, list[str]]]:
     return found
 
 
-def stage_notebook(nb: dict, bib) -> tuple[dict, list[str]]:
-    """The book's copy of a notebook: solutions folded, references cited; and the keys it cites."""
+def stage_notebook(nb: dict, bib, name: str = "") -> tuple[dict, list[str]]:
+    """The book's copy of a notebook: written alt text on its figures and panels, solutions folded,
+    references cited; and the keys it cites. A figure without written alt text stops the build."""
     cited = []
-    title, heading = lesson_title(nb), ""
     for cell in nb["cells"]:
-        if cell["cell_type"] == "markdown":
-            heads = re.findall(r"^#{1,4}\s+(.+)$", "".join(cell["source"]), re.M)
-            heading = heads[-1].strip() if heads else heading
-        if cell["cell_type"] == "code" and any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])):
-            cell.setdefault("metadata", {}).setdefault("mystnb", {}).setdefault("image", {})["alt"] = \
-                figure_alt(title, heading, "".join(cell["source"]))
+        if is_figure_cell(cell) or panel_images(nb, cell):
+            alt = written_alt(cell, name)
+            if is_figure_cell(cell):  # myst-nb's own key: the alt attribute of the cell's images
+                cell["metadata"].setdefault("mystnb", {}).setdefault("image", {})["alt"] = alt
+            if panel_images(nb, cell):  # read by conf.py's script into the panel image's alt attribute
+                cell["outputs"].append({"output_type": "display_data", "metadata": {}, "data": {
+                    "text/html": f'<span class="panel-alt" hidden>{html.escape(alt)}</span>'}})
         tags = cell.get("metadata", {}).get("tags", [])
         if cell["cell_type"] == "code" and "solution" in tags:
             cell["metadata"]["tags"] = [*tags, "hide-input"]
@@ -193,11 +196,83 @@ def stage_notebook(nb: dict, bib) -> tuple[dict, list[str]]:
     return nb, list(dict.fromkeys(cited))
 
 
-def figure_alt(title: str, heading: str, source: str) -> str:
-    """Alt text of a figure a code cell drew: the lesson, its section and the cell's own first comment."""
-    comment = next((ln.lstrip("# ").strip() for ln in source.splitlines() if ln.startswith("#")), "")
-    text = f"Figure in “{heading or title}” of the lesson “{title}”"
-    return text + (f": {comment}" if comment else "")
+# --- alt text -------------------------------------------------------------------------------------
+# Every figure a lesson's code cell draws carries its alt text, written by the lesson's author, in the
+# cell's metadata under ALT_KEY (store_lessons keeps cell metadata); so does every cell that shows a
+# panel. Markdown images carry theirs in ![alt](path). alt_problem() says what a written one is.
+
+#: the cell-metadata key of a figure's (or a panel's) written alt text
+ALT_KEY = "alt"
+#: fewer words than this say too little about a figure to stand in for it
+MIN_ALT_WORDS = 8
+#: what generated or placeholder alt text looks like: a bare "figure of …", a file name, a to-do,
+#: the book's old "Figure in “section” of the lesson …" and the learning path's old "main figure of …"
+GENERIC_ALT = re.compile(r"^(an? |the )?(figure|image|plot|graph|chart|picture|screenshot)s?"
+                         r"( (in|of) (the |a )?(lesson|notebook|section|cell)\b.*)?$|^figure in “"
+                         r"|main figure of|\.(png|jpe?g|svg|gif)\b|\b(todo|tbd|fixme|lorem)\b|\.\.\.|…$", re.I)
+IMAGE_MIMES = ("image/png", "image/jpeg", "image/svg+xml")
+
+
+def alt_problem(alt, markdown: bool = False) -> str | None:
+    """Why ``alt`` is not written alt text (empty, too short to describe a figure, or generic); None if it is.
+
+    ``markdown``: the alt text of a Markdown image, which may hold no ``|`` (it ends a table's cell: the
+    image is then not drawn) and no bracket (``F[Q]``: the image's text ends there for some renderers)."""
+    if not isinstance(alt, str) or not alt.strip():
+        return "no alt text"
+    bad = re.search(r"[|\[\]]", alt) if markdown else None
+    if bad:
+        return f"{bad[0]!r} in a Markdown image's alt text (write KL(Q‖P) or words)"
+    if len(alt.split()) < MIN_ALT_WORDS:
+        return f"{len(alt.split())} words: say what the figure shows (at least {MIN_ALT_WORDS} words)"
+    if GENERIC_ALT.search(alt.strip()):
+        return f"generic alt text ({GENERIC_ALT.search(alt.strip())[0]!r})"
+    return None
+
+
+def is_figure_cell(cell: dict) -> bool:
+    """A code cell whose stored outputs show an image (a figure it drew)."""
+    return cell["cell_type"] == "code" and any(m in o.get("data", {}) for o in cell.get("outputs", [])
+                                               for m in IMAGE_MIMES)
+
+
+def panel_images(nb: dict, cell: dict) -> int:
+    """How many widget Images (a panel's saved picture) the cell's stored widget views show, through their boxes."""
+    state = nb.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    state = state.get("state", {})
+    seen: set[str] = set()
+
+    def walk(model_id: str) -> int:
+        if model_id in seen or model_id not in state:
+            return 0
+        seen.add(model_id)
+        n = state[model_id].get("model_name") == "ImageModel"
+        children = json.dumps(state[model_id].get("state", {}).get("children", []))
+        return n + sum(walk(ref) for ref in re.findall(r"IPY_MODEL_([0-9a-f]+)", children))
+
+    return sum(walk(o["data"]["application/vnd.jupyter.widget-view+json"].get("model_id", ""))
+               for o in cell.get("outputs", []) if "application/vnd.jupyter.widget-view+json" in o.get("data", {}))
+
+
+def written_alt(cell: dict, where: str = "") -> str:
+    """The cell's written alt text (its metadata's ``alt``); a ValueError saying what to write if it has none."""
+    alt = cell.get("metadata", {}).get(ALT_KEY)
+    problem = alt_problem(alt)
+    if problem:
+        raise ValueError(f"{where} cell {cell.get('id', '?')}: {problem}. Write what its figure shows (axes, "
+                         f"what is drawn, what to see) in the cell's metadata {ALT_KEY!r} "
+                         f"(ensemble_lib/lessons/__init__.py, 'Figures and their alt text')")
+    return " ".join(alt.split())
+
+
+def markdown_images(text: str) -> list[tuple[str, str]]:
+    """(alt, path) of every ``![alt](path)`` and ``<img>`` in a Markdown text."""
+    found = re.findall(r"!\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(([^)\s]+)[^)]*\)", text)  # brackets nest once: F[Q]
+    for tag in re.findall(r"<img\b[^>]*>", text, re.I):
+        alt = re.search(r"\balt\s*=\s*([\"'])(.*?)\1", tag, re.S)
+        src = re.search(r"\bsrc\s*=\s*([\"'])(.*?)\1", tag, re.S)
+        found.append((alt[2] if alt else "", src[2] if src else ""))
+    return found
 
 
 def lesson_title(nb: dict) -> str:
@@ -243,7 +318,7 @@ def stage(src: Path, notebooks: list[str] | None = None) -> dict:
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         if notebooks is not None and path.stem not in notebooks:
             continue
-        nb, keys = stage_notebook(json.loads(path.read_text()), bib)
+        nb, keys = stage_notebook(json.loads(path.read_text()), bib, path.name)
         (src / "notebooks" / path.name).write_text(json.dumps(nb, ensure_ascii=False))
         title = f"{path.name[:2]} · {lesson_title(nb).split('·', 1)[-1].strip()}"
         for key in keys:

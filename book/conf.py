@@ -77,15 +77,19 @@ if repository_url:
 html_context = {"default_mode": "auto"}
 
 # A panel's saved picture is an ipywidgets Image, drawn by the widget manager without alt text: give
-# each one the panel's own readout (its numbers, as last drawn) once the widgets are on the page.
+# each one the alt text written for its cell (the lesson cell's metadata "alt", which book/build.py puts
+# into the cell's output as a hidden span.panel-alt) and the panel's own readout (its numbers, as last
+# drawn), once the widgets are on the page.
 PANEL_ALT_JS = """
 function ensembleBookPanelAlt() {
   for (const img of document.querySelectorAll('img.widget-image:not([alt])')) {
+    const cell = img.closest('.cell');
+    const written = cell ? cell.querySelector('.panel-alt') : null;
     const box = img.closest('.widget-vbox, .widget-box') || img.parentElement;
     const readout = [...(box ? box.querySelectorAll('.widget-html-content') : [])]
-      .map(e => e.innerText.trim()).filter(Boolean).join(' ').replace(/\\\\s+/g, ' ').slice(0, 300);
-    img.setAttribute('alt', 'The interactive panel as it was last drawn (frozen in the book; run the lesson '
-      + 'to move it)' + (readout ? ': ' + readout : ''));
+      .map(e => e.innerText.trim()).filter(Boolean).join(' ').replace(/\\s+/g, ' ').slice(0, 300);
+    img.setAttribute('alt', (written ? written.textContent.trim() + ' ' : '')
+      + 'Frozen as it was last drawn (run the lesson to move it)' + (readout ? ': ' + readout : '.'));
   }
 }
 new MutationObserver(ensembleBookPanelAlt).observe(document.documentElement, {childList: true, subtree: true});

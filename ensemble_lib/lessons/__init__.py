@@ -24,6 +24,18 @@ browser suite take every panel from it, and a test fails if a
 It is built from :data:`LESSONS` (each record names its module and panels) on first use,
 importing every lesson then (:func:`panels`); a panel class is also reachable by name,
 ``ensemble_lib.lessons.ToyExplorer``, importing its lesson alone.
+
+Figures and their alt text
+--------------------------
+Every code cell of a lesson that draws a figure, or shows a panel, carries the figure's alt text in
+its cell metadata under ``"alt"`` (in JupyterLab: the property inspector's cell metadata;
+``store_lessons`` keeps it when the lesson is stored again). Write it by looking at the stored figure:
+what the axes are, what is drawn and in which line style or marker (not colour alone), and what the
+student should see in it, at least 8 words, with no numbers that a re-run could move; a panel's says
+what its figure shows for any slider setting (the book adds the readout as last drawn). ``make book``
+puts it on the figure (myst-nb's ``mystnb.image.alt``; a script on the page for a panel's image) and
+stops at a figure without one; ``tests/project/test_book_sources.py`` fails on a missing, generic or
+shared one, and on a Markdown image (``![alt](path)``) whose alt text says too little.
 """
 
 from __future__ import annotations

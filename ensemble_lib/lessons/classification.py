@@ -52,6 +52,9 @@ X_LIMITS = (-6.0, 6.0, -6.0, 6.0)
 #: numbers of data points in the static Fig. 7
 ARRIVAL_NS = (1, 2, 5, 10, 30)
 _FAMILIES = ("laplace", "diagonal", "full")
+#: the best fit's boundary w_MP·x = 0 in the data plot: the best fit's line (STYLES' "map"), no markers
+BOUNDARY_STYLE = style("map", marker="None", markevery=None, lw=1.2)
+X_TITLE = "× t = 1, ○ t = 0, ··· w_MP·x = 0"
 
 
 # ---------------------------------------------------------------------------
@@ -152,8 +155,7 @@ def plot_arrival(axes, seed: int = DEFAULTS["seed"], alpha: float = DEFAULTS["al
     for ax, n in zip(np.ravel(axes), ns):
         st = neuron_state(n, alpha, seed, grid_n=101)
         artists += _posterior_contours(ax, st.grid)
-        artists += plot_gaussian_ellipses(ax, *st.gaussians["full"], n_sigmas=(1,),
-                                          color=COLORS["full"])
+        artists += plot_gaussian_ellipses(ax, *st.gaussians["full"], n_sigmas=(1,), **style("full"))
         artists += ax.plot(*MACKAY_FIG5_W, "+", color="k", markersize=9)
         _weight_axes(ax)
         ax.set_title(f"N = {n}")
@@ -176,16 +178,16 @@ def plot_neuron(ax_x, ax_w, st: NeuronState):
                ax_x.scatter(*x[t == 0].T, marker="o", facecolors="none", edgecolors="k", s=22)]
     w = st.gaussians["laplace"][0]
     u = np.linspace(*X_LIMITS[:2], 2)
-    artists += ax_x.plot(u, -w[0] * u / w[1], "-", color=COLORS["laplace"], lw=1.2)
+    artists += ax_x.plot(u, -w[0] * u / w[1], **BOUNDARY_STYLE)
     ax_x.set_xlim(*X_LIMITS[:2])
     ax_x.set_ylim(*X_LIMITS[2:])
     ax_x.set_aspect("equal")
     ax_x.set_xlabel("x₁")
     ax_x.set_ylabel("x₂")
-    ax_x.set_title("data: × t = 1, ○ t = 0", fontsize=9)
+    ax_x.set_title(X_TITLE, fontsize=9)
     artists += _posterior_contours(ax_w, st.grid)
     for key in _FAMILIES:
-        artists += plot_gaussian_ellipses(ax_w, *st.gaussians[key], n_sigmas=(1, 2), color=COLORS[key],
+        artists += plot_gaussian_ellipses(ax_w, *st.gaussians[key], n_sigmas=(1, 2), **style(key),
                                           label=f"{LABELS[key]}: KL = {st.kls[key]:.4f}")
     artists += ax_w.plot(*MACKAY_FIG5_W, "+", color="k", markersize=9)
     _weight_axes(ax_w)
@@ -256,16 +258,16 @@ class NeuronPanel(FigurePanel):
         ax_x.set_aspect("equal")
         ax_x.set_xlabel("x₁")
         ax_x.set_ylabel("x₂")
-        ax_x.set_title("data: × t = 1, ○ t = 0", fontsize=9)
+        ax_x.set_title(X_TITLE, fontsize=9)
         self._ones = ax_x.scatter([], [], marker="x", color="k", s=22)
         self._zeros = ax_x.scatter([], [], marker="o", facecolors="none", edgecolors="k", s=22)
-        self._boundary, = ax_x.plot([], [], "-", color=COLORS["laplace"], lw=1.2, label="w_MP·x = 0")
+        self._boundary, = ax_x.plot([], [], **BOUNDARY_STYLE, label="w_MP·x = 0")
         _weight_axes(ax_w)
         ax_w.set_title("exact posterior and Gaussians", fontsize=9)
         ax_w.plot(*MACKAY_FIG5_W, "+", color="k", markersize=9)
         self._contours = []
         self._ellipses = {key: plot_gaussian_ellipses(ax_w, [0.0, 0.0], np.eye(2), n_sigmas=(1, 2),
-                                                      color=COLORS[key], label=LABELS[key])
+                                                      label=LABELS[key], **style(key))
                           for key in _FAMILIES}
         ax_w.legend(loc="upper left", fontsize=7, framealpha=1.0)
         super().__init__(_controls(), fig)
@@ -403,7 +405,7 @@ def plot_fig9(ax_best, ax_bayes, state: Fig9State | None = None):
         artists.append(ax.scatter(st.x[~one, 0], st.x[~one, 1], marker="o", facecolors="none", edgecolors="k", s=20))
         B = st.points[-1]
         for label, p in (("A", st.A), ("B", B)):
-            artists += ax.plot(*p, "s", color=COLORS["laplace"], markersize=5)
+            artists += ax.plot(*p, **style("test_point", markevery=None), markersize=5)
             artists.append(ax.annotate(label, p, xytext=(4, 4), textcoords="offset points", fontsize=10))
         ax.set_xlim(st.x1[0], st.x1[-1])
         ax.set_ylim(st.x2[0], st.x2[-1])

@@ -57,8 +57,8 @@ LESSONS = [
         "updates vs MacKay's evidence re-estimation vs the exact maximiser",
         "Barber & Bishop §2 (eqs 15–16), §2.2 (eqs 27–38); MacKay (1995) 'Probable networks' §3",
         "bound_fig1.png",
-        "ln P(D) split into the bound F[Q] and KL(Q||P) for a family of Gaussians Q: the bound rises as "
-        "the KL falls, their sum constant",
+        "ln P(D) split into the bound F and the KL divergence of Q from the posterior for a family of "
+        "Gaussians Q: the bound rises as the KL falls, their sum constant",
         module="bound",
         panels=('BoundPanel', 'HyperIterationPanel'),
     ),
@@ -81,7 +81,8 @@ LESSONS = [
         "the noise floor and why the step size must decay",
         "Barber & Bishop §2–2.1 (the objective); any ADVI / SVI tutorial for contrast",
         "svi_kl_vs_iteration.png",
-        "KL(Q||P) against iteration: the exact-quadrature fit falling smoothly to its optimum, stochastic"
+        "The KL divergence of Q from the posterior against iteration: the exact-quadrature fit falling "
+        "smoothly to its optimum, stochastic"
         " VI stalling at a noise floor above it unless its step size decays",
         module="stochastic_vi",
         panels=('SVIExplorer',),

@@ -305,11 +305,12 @@ class Network1DPanel(FigurePanel):
 # ---------------------------------------------------------------------------
 
 
-#: Table 1's bars: each method's colour and hatch (:func:`~ensemble_lib.ui.plotting.bar_style`); the factor
-#: ranks share the factor's colour, each with its own hatch
-TABLE_BARS = {"laplace_evidence": bar_style("laplace"), "ensemble_diagonal": bar_style("diagonal"),
-              "ensemble_full": bar_style("full"), "ensemble_s1": bar_style("factor"),
-              "ensemble_s2": bar_style("factor", hatch="o."), "ensemble_s4": bar_style("factor", hatch="|.")}
+#: Table 1's ensemble families by their look in :data:`~ensemble_lib.ui.plotting.STYLES`: the factor ranks
+#: share the factor's colour, each with its own marker (the pruning plot) and hatch (the bars)
+FAMILY_STYLES = {"ensemble_diagonal": "diagonal", "ensemble_full": "full", "ensemble_s1": "factor",
+                 "ensemble_s2": "factor_s2", "ensemble_s4": "factor_s4"}
+#: Table 1's bars: each method's colour and hatch (:func:`~ensemble_lib.ui.plotting.bar_style`)
+TABLE_BARS = {"laplace_evidence": bar_style("laplace"), **{k: bar_style(v) for k, v in FAMILY_STYLES.items()}}
 
 
 def plot_table(ax, result: dict, title: str | None = None, hmc: dict | None = None):
@@ -368,36 +369,33 @@ def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
     against test error.
 
     Left: every ensemble fit of every split (each family from each start) by its number of
-    active hidden units; the family bests are drawn bold. Right: each fit's bound relative to
+    active hidden units; the family bests are drawn filled. Right: each fit's bound relative to
     the best ensemble bound of its split (≤ 0) against its test error minus HMC's on that split
     (or the test error itself without ``hmc``): were the bound a perfect guide to prediction, the
     errors would fall steadily from left to right.
     """
     ref = {s["index"]: s["test_mse"] for s in hmc["splits"]} if hmc is not None else {}
-    fam_colors = {"ensemble_diagonal": COLORS["diagonal"], "ensemble_full": COLORS["full"]}
-    markers = {"ensemble_s1": "s", "ensemble_s2": "^", "ensemble_s4": "D"}  # the factor ranks
+    # each family's marker and colour (FAMILY_STYLES): every fit hollow and pale, the family bests filled
+    look = {k: style(v, linestyle="None", markevery=None) for k, v in FAMILY_STYLES.items()}
+    fit = dict(mfc="none", alpha=0.55, ms=4.5, mew=0.8)
     jitter = np.random.default_rng(0)  # horizontal jitter only, so overlapping points show
     H = result["config"]["n_hidden"]
     for s in result["splits"]:
         best = max(t["bound"] for t in s["trials"])
         off = ref.get(s["index"], 0.0)
         for t in s["trials"]:
-            c = fam_colors.get(t["family"], COLORS["factor"])
-            ax_units.plot(t["active_units"] + jitter.uniform(-0.15, 0.15), t["test_mse"], ".",
-                          color=c, alpha=0.35, ms=4)
-            ax_bound.plot(t["bound"] - best, t["test_mse"] - off, ".", color=c, alpha=0.35, ms=4)
+            ax_units.plot(t["active_units"] + jitter.uniform(-0.15, 0.15), t["test_mse"], **look[t["family"]], **fit)
+            ax_bound.plot(t["bound"] - best, t["test_mse"] - off, **look[t["family"]], **fit)
         for key, row in s["methods"].items():
-            if key.startswith("ensemble"):
-                ax_units.plot(row["active_units"] + jitter.uniform(-0.15, 0.15), row["test_mse"],
-                              markers.get(key, "o"), color=fam_colors.get(key, COLORS["factor"]), ms=5,
-                              mec="k", mew=0.5)
-    for key in [k for k in METHOD_LABELS if k.startswith("ensemble") and k in result["methods"]]:
-        ax_units.plot([], [], markers.get(key, "o"), color=fam_colors.get(key, COLORS["factor"]),
-                      mec="k", mew=0.5, label=METHOD_LABELS[key].replace("Ensemble ", ""))
+            if key in look:
+                ax_units.plot(row["active_units"] + jitter.uniform(-0.15, 0.15), row["test_mse"], **look[key],
+                              ms=6, mec="k", mew=0.5)
+    for key in [k for k in METHOD_LABELS if k in look and k in result["methods"]]:
+        ax_units.plot([], [], **look[key], mec="k", mew=0.5, label=METHOD_LABELS[key].replace("Ensemble ", ""))
     ax_units.set_xticks(range(0, H + 1))
     ax_units.set_xlabel("active hidden units (share of Σ⟨f²⟩ ≥ 1%)")
     ax_units.set_ylabel("test mean squared error")
-    ax_units.legend(fontsize=7, title="family best (bold); all fits (dots)", title_fontsize=7)
+    ax_units.legend(fontsize=7, title="family best (filled); all fits (hollow)", title_fontsize=7)
     ax_bound.set_xlabel("bound F* minus the split's best ensemble bound (nats)")
     ax_bound.set_ylabel("test MSE minus HMC's" if hmc is not None else "test mean squared error")
     if hmc is not None:

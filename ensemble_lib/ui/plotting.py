@@ -52,6 +52,11 @@ STYLES = {
     "evidence": dict(color=OKABE_ITO["bluish green"], linestyle="--", marker="p"),  # P(D | hyperparameters)
     "obd": dict(color=OKABE_ITO["vermillion"], linestyle=":", marker="<"),  # pruning by OBD saliency
     "hyper_term": dict(color=OKABE_ITO["reddish purple"], linestyle="-.", marker=">"),  # MacKay §5.2.2's term
+    # Table 1's factor covariances of rank s = 2 and 4 (s = 1 is "factor"): the factor's colour, own markers
+    "factor_s2": dict(color=OKABE_ITO["reddish purple"], linestyle=":", marker="P"),
+    "factor_s4": dict(color=OKABE_ITO["reddish purple"], linestyle=":", marker="X"),
+    # a marked input (lesson 8's A and B): black, not Laplace's vermillion square
+    "test_point": dict(color=OKABE_ITO["black"], linestyle="None", marker="s"),
 }
 #: other names of a method in :data:`STYLES`
 STYLE_ALIASES = {"exact": "posterior", "best_fit": "map", "mp": "map", "data_points": "data"}
@@ -62,7 +67,8 @@ MARKEVERY = 0.1
 #: One hatch per method for bars (:func:`bar_style`): bars told apart without colour; no two alike.
 HATCHES = {"posterior": "", "laplace": "//", "diagonal": "\\\\", "factor": "..", "full": "xx", "mixture": "++",
            "mixture_bound": "--", "svi": "oo", "hmc": "||", "map": "**", "moderated": "OO", "data": "+.",
-           "custom": "/.", "evidence": "\\|", "obd": "-/", "hyper_term": "x."}
+           "custom": "/.", "evidence": "\\|", "obd": "-/", "hyper_term": "x.", "factor_s2": "o.",
+           "factor_s4": "|.", "test_point": "O."}
 
 #: One colour per method (derived from :data:`STYLES`).
 COLORS = {k: v["color"] for k, v in STYLES.items()}

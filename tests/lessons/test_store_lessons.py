@@ -49,3 +49,13 @@ def test_a_path_that_is_not_a_notebook_is_refused(tmp_path):
 def test_no_run_times_are_stored(tmp_path):
     path = store_lessons.store(_lesson(tmp_path))
     assert all("execution" not in c["metadata"] for c in json.loads(path.read_text())["cells"])
+
+
+def test_a_cells_written_alt_text_survives_storing(tmp_path):
+    """The book's alt text lives in the cell's metadata ("alt"): storing a lesson again keeps it."""
+    path = _lesson(tmp_path)
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[2].metadata["alt"] = "what the figure of this cell shows, in words"
+    nbformat.write(nb, path)
+    cells = json.loads(store_lessons.store(path).read_text())["cells"]
+    assert cells[2]["metadata"]["alt"] == "what the figure of this cell shows, in words"

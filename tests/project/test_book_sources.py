@@ -3,12 +3,15 @@
 (The built book itself is checked by tests/browser/test_book.py.)
 """
 
+import html
 import json
 import re
 import sys
 import tomllib
 import urllib.parse
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "book"))
@@ -94,3 +97,95 @@ def test_the_book_extra_is_installed_by_make_and_listed_in_environment_yml():
     env = (ROOT / "environment.yml").read_text()
     for req in extra:
         assert f"  - {req}\n" in env, req
+
+
+# --- alt text: written for every figure, panel and Markdown image ----------------------------------
+
+def _lessons():
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        yield path, json.loads(path.read_text())
+
+
+def test_every_figure_and_panel_of_every_lesson_has_written_alt_text():
+    """Each code cell whose stored output is a figure or a panel's saved picture carries its alt text in its
+    metadata ("alt"), written for it: long enough to describe the figure, not generic, not shared."""
+    missing, seen, figures = [], {}, 0
+    for path, nb in _lessons():
+        for cell in nb["cells"]:
+            is_figure, panels = book_build.is_figure_cell(cell), book_build.panel_images(nb, cell)
+            if not (is_figure or panels):
+                continue
+            figures += is_figure
+            alt = cell.get("metadata", {}).get(book_build.ALT_KEY)
+            problem = book_build.alt_problem(alt)
+            if problem:
+                missing.append(f"{path.name} cell {cell.get('id')}: {problem}")
+            elif alt in seen:
+                missing.append(f"{path.name} cell {cell.get('id')}: the same alt text as {seen[alt]}")
+            else:
+                seen[alt] = f"{path.name} cell {cell.get('id')}"
+    assert not missing, missing
+    assert figures >= 20 and len(seen) >= 30  # the check looked at the lessons' figures and panels
+
+
+def test_every_markdown_image_has_written_alt_text():
+    """README, docs/, the book's pages and every notebook's Markdown (the learning path's thumbnails)."""
+    texts = [(p, p.read_text()) for p in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+                                          *sorted((ROOT / "book").glob("*.md"))]]
+    texts += [(p, "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+              for p, nb in _lessons()]
+    images = [(p.name, alt, src) for p, text in texts for alt, src in book_build.markdown_images(text)]
+    bad = [(name, src, book_build.alt_problem(alt, markdown=True)) for name, alt, src in images
+           if book_build.alt_problem(alt, markdown=True)]
+    assert not bad, bad
+    by_file = {name: sum(n == name for n, _, _ in images) for name, _, _ in images}
+    assert by_file["README.md"] >= 14 and by_file["00_learning_path.ipynb"] >= 8, by_file
+
+
+def test_the_alt_text_checks_can_fail():
+    generic = ["", "   ", None, "Figure", "Lesson 1 in JupyterLab", "main figure of lesson 01 in the suite today",
+               "Figure in “4. Fig. 2, reproduced” of the lesson “The toy posterior”: the fits",
+               "figures/toy_fig2.png drawn by the figures command of the lesson", "an image of the lesson's first plot",
+               "TODO: describe the posterior and the three Gaussians drawn on it"]
+    assert all(book_build.alt_problem(a) for a in generic), [a for a in generic if not book_build.alt_problem(a)]
+    assert book_build.alt_problem("Laplace's dashed ellipse points out of the curved ridge of the posterior") is None
+    # a Markdown image in a table: a | ends the cell (the learning path's KL(Q||P) thumbnails were not drawn)
+    table_cell = "the bound F[Q] and KL(Q||P) for a family of Gaussians, the bound rising as the KL falls"
+    assert book_build.alt_problem(table_cell) is None and book_build.alt_problem(table_cell, markdown=True)
+    assert book_build.alt_problem(table_cell.replace("F[Q]", "F").replace("||", "‖"), markdown=True) is None
+    # images in Markdown, a bracket nested in the alt text (F[Q]) and an HTML <img> included
+    assert book_build.markdown_images("![the bound F[Q] and KL in bars](a.png) <img src='b.png' alt=\"x y\">") == [
+        ("the bound F[Q] and KL in bars", "a.png"), ("x y", "b.png")]
+
+
+def _figure_notebook(alt=None, panel=False):
+    image = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo=", "text/plain": "F"}}
+    view = {"output_type": "display_data", "metadata": {}, "data": {
+        "application/vnd.jupyter.widget-view+json": {"model_id": "aa11", "version_major": 2, "version_minor": 0}}}
+    cell = {"cell_type": "code", "id": "c1", "source": "fig", "execution_count": 1,
+            "metadata": {} if alt is None else {"alt": alt}, "outputs": [view if panel else image]}
+    state = {"aa11": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_bb22"]}},
+             "bb22": {"model_name": "ImageModel", "state": {}}}
+    return {"cells": [{"cell_type": "markdown", "source": "# Lesson", "metadata": {}}, cell],
+            "metadata": {"widgets": {"application/vnd.jupyter.widget-state+json": {"state": state}}}}
+
+
+def test_the_book_puts_the_written_alt_text_on_figures_and_panels_and_stops_without_it():
+    alt = "The posterior's contours with Laplace's ellipse pointing out of the ridge"
+    nb, _ = book_build.stage_notebook(_figure_notebook(alt), {}, "01_x.ipynb")
+    assert nb["cells"][1]["metadata"]["mystnb"]["image"]["alt"] == alt
+    nb, _ = book_build.stage_notebook(_figure_notebook(alt, panel=True), {}, "01_x.ipynb")
+    assert book_build.panel_images(nb, nb["cells"][1]) == 1
+    span = nb["cells"][1]["outputs"][-1]["data"]["text/html"]
+    assert span == '<span class="panel-alt" hidden>' + html.escape(alt) + "</span>"
+    assert ".panel-alt" in (ROOT / "book" / "conf.py").read_text()  # the page script that reads it
+    for bad in (None, "Figure in “§4” of the lesson “X”: fig"):
+        for panel in (False, True):
+            with pytest.raises(ValueError, match="01_x.ipynb cell c1: .*metadata 'alt'"):
+                book_build.stage_notebook(_figure_notebook(bad, panel), {}, "01_x.ipynb")
+
+
+def test_every_lesson_is_in_the_books_table_of_contents():
+    index = (ROOT / "book" / "index.md").read_text()
+    listed = re.findall(r"^(notebooks/\S+)$", index, re.M)
+    assert listed == [f"notebooks/{p.stem}" for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]

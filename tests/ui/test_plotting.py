@@ -290,3 +290,123 @@ def test_bars_of_lessons_3_and_4_have_a_hatch_per_method():
     rects = [p for p in ax.patches if p.get_height() > 0 and p.get_width() > 0.2]
     assert len(rects) == 4 and len({r.get_hatch() for r in rects}) == 4
     assert {to_hex(r.get_edgecolor()) for r in rects} <= PUBLISHED_OKABE_ITO
+
+
+def _markers_of(lines) -> list[str]:
+    return [_marker(ln.get_marker()) for ln in lines]
+
+
+def test_lesson_4s_pruning_plot_tells_each_family_apart_by_its_marker():
+    """Every fit (hollow) and every family best (filled) in its family's STYLES marker and colour."""
+    from ensemble_lib.lessons.networks import FAMILY_STYLES, plot_pruning
+
+    families = list(FAMILY_STYLES)
+    trials = [{"family": f, "active_units": 1 + i % 3, "bound": -float(i), "test_mse": 0.2 + i / 50}
+              for i, f in enumerate(families * 2)]
+    methods = {f: {"active_units": 2, "test_mse": 0.3} for f in families}
+    split = {"index": 0, "trials": trials, "methods": {**methods, "laplace_evidence": {"test_mse": 0.4}}}
+    result = {"splits": [split], "config": {"n_hidden": 4}, "dataset": "x",
+              "methods": {f: {} for f in families}}
+    fig, (ax_units, ax_bound) = new_figure(ncols=2)
+    plot_pruning(ax_units, ax_bound, result)
+    n = len(trials)
+
+    def looks_like(ln, family, hollow):
+        want = STYLES[FAMILY_STYLES[family]]
+        face = ln.get_markerfacecolor()
+        return (_marker(ln.get_marker()) == _marker(want["marker"]) and _dashes(ln.get_linestyle()) == "None"
+                and to_hex(ln.get_markeredgecolor() if hollow else face) == to_hex(want["color"])
+                and (face == "none") == hollow)
+
+    for ax in (ax_units, ax_bound):  # every fit hollow, in its family's marker
+        assert all(looks_like(ln, t["family"], True) for ln, t in zip(ax.lines[:n], trials))
+    bests = ax_units.lines[n:n + len(families)]  # the family bests filled
+    assert all(looks_like(ln, f, False) for ln, f in zip(bests, families))
+    legend = {ln.get_label(): ln for ln in ax_units.lines if not ln.get_label().startswith("_")}
+    assert len(legend) == len(families)
+    looks = {_marker(STYLES[m]["marker"]) for m in FAMILY_STYLES.values()}
+    assert len(looks) == len(families)  # told apart in grey, too
+    assert set(_markers_of(legend.values())) == looks
+    # the check can fail: the old plain dot of a fit is not its family's look
+    (old_dot,) = ax_bound.plot([0.0], [0.0], ".", color=STYLES["diagonal"]["color"], mfc="none")
+    assert not looks_like(old_dot, "ensemble_diagonal", True)
+    assert _told_apart_only_by_colour({m: STYLES[m] for m in FAMILY_STYLES.values()}) == []
+    figure_png(fig)
+
+
+def test_lesson_8s_neuron_plots_draw_each_gaussian_the_boundary_and_a_b_in_their_styles():
+    from ensemble_lib.lessons.classification import (BOUNDARY_STYLE, NeuronPanel, neuron_state, plot_arrival,
+                                                     plot_fig9, plot_neuron)
+
+    st = neuron_state(5, 1.0, 0, grid_n=31)
+    fig, (ax_x, ax_w) = new_figure(ncols=2)
+    plot_neuron(ax_x, ax_w, st)
+    panel = NeuronPanel()
+    panel.draw(st)
+    for ax_x_, ax_w_ in ((ax_x, ax_w), (panel.ax_x, panel.ax_w)):
+        (boundary,) = ax_x_.lines
+        assert _dashes(boundary.get_linestyle()) == _dashes(STYLES["map"]["linestyle"]) != "-"
+        assert to_rgba(boundary.get_color()) == to_rgba(BOUNDARY_STYLE["color"])
+        means = [ln for ln in ax_w_.lines if len(ln.get_xdata()) == 1 and ln.get_marker() != "+"]
+        ellipses = [p for p in ax_w_.patches if isinstance(p, Ellipse)]
+        assert len(means) == 3 and len(ellipses) == 6
+        for key, mean, pair in zip(("laplace", "diagonal", "full"), means, np.reshape(ellipses, (3, 2))):
+            for e in pair:
+                _assert_drawn_in_style(e, mean, key)
+    fig, axes = new_figure(ncols=2)
+    plot_arrival(axes, ns=(1, 3))
+    for ax in axes:
+        e = next(p for p in ax.patches if isinstance(p, Ellipse))
+        _assert_drawn_in_style(e, next(ln for ln in ax.lines if ln.get_marker() != "+"), "full")
+    # Fig. 9's points A and B: the marked inputs' look, not a method's (Laplace's square and colour)
+    fig, (a, b) = new_figure(ncols=2)
+    plot_fig9(a, b)
+    for ax in (a, b):
+        points = [ln for ln in ax.lines if len(ln.get_xdata()) == 1]
+        assert len(points) == 2 and all(_in_style(p, "test_point") for p in points)
+        methods = [ln for ln in ax.lines if len(ln.get_xdata()) == 0]  # the legend's entries
+        assert len(methods) >= 2 and not any((_dashes(p.get_linestyle()), _marker(p.get_marker()))
+                                             == (_dashes(m.get_linestyle()), _marker(m.get_marker()))
+                                             for p in points for m in methods)
+    figure_png(fig)
+
+
+def test_the_colour_only_checks_of_lesson_8_can_fail():
+    """The old looks of lesson 8: solid ellipses, a solid boundary line, A and B in Laplace's look."""
+    fig, ax = new_figure()
+    old = plot_gaussian_ellipses(ax, [0.0, 0.0], np.eye(2), n_sigmas=(1,), color=COLORS["laplace"])
+    with pytest.raises(AssertionError):
+        _assert_drawn_in_style(old[0], old[-1], "laplace")
+    (old_boundary,) = ax.plot([0, 1], [0, 1], "-", color=COLORS["laplace"])
+    assert _dashes(old_boundary.get_linestyle()) != _dashes(STYLES["map"]["linestyle"])
+    (old_point,) = ax.plot([0.0], [0.0], "s", color=COLORS["laplace"])
+    assert not _in_style(old_point, "test_point")
+
+
+def test_lesson_6s_ard_bars_and_network_size_lines_read_without_colour(monkeypatch):
+    """The ARD figure's pure-noise bars are hatched (real inputs plain); the network-size plot draws Laplace
+    and the diagonal ensemble in their STYLES line styles and markers."""
+    from ensemble_lib.lessons.model_choice import network_size
+    from ensemble_lib.lessons.model_choice.ard_boston import plot_ard
+
+    split = {"ard": {"inputs": ["CRIM", "ZN", "noise1", "noise2"], "alpha": [10.0, 20.0, 300.0, 400.0],
+                     "noise_above_every_real": True}}
+    result = {"config": {"n_noise": 2, "ard_hidden": 2, "prior": {"a": 1.0, "b": 250.0}},
+              "datasets": {"boston": {"splits": [split, split]}}}
+    fig, ax = new_figure()
+    plot_ard(ax, result)
+    bars = [p for p in ax.patches if p.get_height() > 0]
+    assert len(bars) == 4 and [bool(b.get_hatch()) for b in bars] == [False, False, True, True]
+    assert {to_hex(b.get_edgecolor()) for b in bars} <= PUBLISHED_OKABE_ITO
+
+    rows = [{"H": h, "log_evidence": -h, "log_evidence_se": 0.1, "bound": -h - 1, "bound_se": 0.1,
+             "laplace_test_mse": 0.3, "laplace_test_mse_se": 0.01, "ensemble_test_mse": 0.2,
+             "ensemble_test_mse_se": 0.01} for h in (1, 2, 3)]
+    monkeypatch.setattr(network_size, "size_rows", lambda result, dataset: rows)
+    fig, axes = new_figure(ncols=2)
+    network_size.plot_model_size(axes, {}, "x")
+    for ax in axes:
+        laplace, ensemble = [c.lines[0] for c in ax.containers]  # each errorbar's data line
+        assert _in_style(laplace, "laplace") and _in_style(ensemble, "diagonal")
+        assert not _in_style(laplace, "diagonal")  # the check can fail
+    figure_png(fig)

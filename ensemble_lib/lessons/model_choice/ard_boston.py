@@ -8,8 +8,9 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.colors import to_rgba
 
-from ...ui.plotting import new_figure
+from ...ui.plotting import OKABE_ITO, new_figure
 from ...ui.tables import Table
 
 
@@ -44,13 +45,21 @@ def format_ard_splits(result: dict) -> Table:
                          "α_c ran to the limit 1e8 in MacKay's evidence ARD")
 
 
+#: ARD's colour (Okabe–Ito); the bars of real inputs plain, of pure-noise inputs pale, hatched, vermillion
+#: (told apart without colour by the hatch); lesson 6's noise-inputs panel draws its bars the same way
+ARD_COLOR = OKABE_ITO["blue"]
+INPUT_BARS = {False: dict(facecolor=ARD_COLOR, edgecolor=ARD_COLOR, hatch=None),
+              True: dict(facecolor=to_rgba(OKABE_ITO["vermillion"], 0.45), edgecolor=OKABE_ITO["vermillion"],
+                         hatch="//")}
+
+
 def plot_ard(ax, result: dict) -> None:
     names, A, _ = ard_arrays(result)
     n_noise = result["config"]["n_noise"]
     x = np.arange(len(names))
     med = np.exp(np.mean(np.log(A), axis=0))
-    colors = ["C0"] * (len(names) - n_noise) + ["C3"] * n_noise
-    ax.bar(x, med, color=colors)
+    for bar, noise in zip(ax.bar(x, med), x >= len(names) - n_noise):
+        bar.set(**INPUT_BARS[bool(noise)])
     for row in A:
         ax.plot(x, row, "k.", ms=4)
     cfg = result["config"]
@@ -60,7 +69,7 @@ def plot_ard(ax, result: dict) -> None:
     ax.set_yscale("log")
     ax.set_xticks(x, names, rotation=60, fontsize=8)
     ax.set_ylabel("ᾱ_c (geometric mean; dots: splits)")
-    ax.set_title("ARD on Boston: one α per input (red: pure noise)")
+    ax.set_title("ARD on Boston: one α per input (hatched, vermillion: pure noise)")
 
 
 def ard_figure(result: dict):

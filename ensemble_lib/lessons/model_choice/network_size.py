@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ui.plotting import new_figure
+from ...ui.plotting import new_figure, style
 from ...ui.tables import Table
 
 def size_rows(result: dict, dataset: str) -> list[dict]:
@@ -38,19 +38,23 @@ def _errorbar(ax, x, rows, key, **kw):
     return ax.errorbar(x, y, yerr=e, capsize=3, **kw)
 
 
+#: Laplace's and the diagonal ensemble's looks (STYLES), markers at every H
+_LOOK = {k: style(k, markevery=None) for k in ("laplace", "diagonal")}
+
+
 def plot_model_size(axes, result: dict, dataset: str) -> None:
     """Left: ln evidence (30) of the best optimum and F* against H; right: test MSE against H."""
     rows = size_rows(result, dataset)
     H = np.array([r["H"] for r in rows])
     ax1, ax2 = axes
-    _errorbar(ax1, H, rows, "log_evidence", fmt="C1-s", label="Laplace ln P(D|H), MacKay (30)")
-    _errorbar(ax1, H, rows, "bound", fmt="C0-^", label="ensemble bound F*")
+    _errorbar(ax1, H, rows, "log_evidence", **_LOOK["laplace"], label="Laplace ln P(D|H), MacKay (30)")
+    _errorbar(ax1, H, rows, "bound", **_LOOK["diagonal"], label="ensemble bound F*")
     ax1.set_xlabel("hidden units H")
     ax1.set_ylabel("nats")
     ax1.set_title(f"{dataset}: evidence and bound")
     ax1.legend(fontsize=8)
-    _errorbar(ax2, H, rows, "laplace_test_mse", fmt="C1-s", label="Laplace (MAP)")
-    _errorbar(ax2, H, rows, "ensemble_test_mse", fmt="C0-^", label="ensemble (diagonal)")
+    _errorbar(ax2, H, rows, "laplace_test_mse", **_LOOK["laplace"], label="Laplace (MAP)")
+    _errorbar(ax2, H, rows, "ensemble_test_mse", **_LOOK["diagonal"], label="ensemble (diagonal)")
     ax2.set_xlabel("hidden units H")
     ax2.set_ylabel("test MSE (standardised)")
     ax2.set_title(f"{dataset}: test error")

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.collections import LineCollection
-from matplotlib.colors import to_rgba
 
 from ...core import validation as check
 from ...studies import noise_inputs as NI
 from ...ui.memo import LRUMemo
 from ...ui.panel import FigurePanel
-from ...ui.plotting import OKABE_ITO, new_figure
+from ...ui.plotting import new_figure
 from ...ui.tables import Table
+from .ard_boston import ARD_COLOR, INPUT_BARS
 
 #: the α limit of the re-estimation: an input whose α_c runs to it is switched off
 ARD_LIMIT = check.PRECISION_RANGE[1]
@@ -158,11 +158,8 @@ def story_exceptions(state: NoiseARDState) -> list[str]:
     return lines
 
 
-#: ARD's colour (Okabe–Ito); the bars of real inputs plain, of pure-noise inputs pale, hatched, vermillion
-_ARD = OKABE_ITO["blue"]
-_INPUT_BARS = {False: dict(facecolor=_ARD, edgecolor=_ARD, hatch=None),
-               True: dict(facecolor=to_rgba(OKABE_ITO["vermillion"], 0.45), edgecolor=OKABE_ITO["vermillion"],
-                          hatch="//")}
+#: ARD's colour and the input bars' looks: the same as lesson 6's ARD figure's
+_ARD, _INPUT_BARS = ARD_COLOR, INPUT_BARS
 
 
 class NoiseInputsPanel(FigurePanel):
