@@ -172,7 +172,7 @@ def report(data: dict) -> str:
     loads = [r["load_1min"] for r in data["runs"]]
     lines.append("")
     lines.append(f"Load average (1 min) at the start of each run: min {min(loads)}, "
-                 f"median {statistics.median(loads)}, max {max(loads)} on {data['cpus']} CPUs.")
+                 f"median {statistics.median(loads):.2f}, max {max(loads)} on {data['cpus']} CPUs.")
     return "\n".join(lines)
 
 
