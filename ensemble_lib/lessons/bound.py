@@ -190,7 +190,9 @@ def _bound_controls(extent, start: dict) -> dict:
     sd_lo, sd_hi = 10.0 ** LOG10_SD_RANGE[0], 10.0 ** LOG10_SD_RANGE[1]
 
     def slider(*args, **kw):
-        return FigurePanel.slider(*args, readout_format=".3f", **kw)
+        # the start is the full-KL fit, off any round grid: each slider's grid is laid through it,
+        # so the handle shows it exactly where its value box says (also after Reset)
+        return FigurePanel.slider(*args, readout_format=".3f", grid_at_value=True, **kw)
 
     return {
         "mean_u": slider("mean of u", start["mean_u"], u0, u1, step=0.005),

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_diabetes as sklearn_load_diabetes
 
 from ..core import validation as check
 
@@ -133,6 +132,10 @@ def load_diabetes() -> Dataset:
     so it loads offline. Inputs: age, sex, BMI, blood pressure and six blood serum
     measurements (s1–s6).
     """
+    # scikit-learn on first use: importing it (with scipy.stats) costs a lesson that imports this
+    # module for its splits a second or more of its Run All, and only the diabetes data need it
+    from sklearn.datasets import load_diabetes as sklearn_load_diabetes
+
     raw = sklearn_load_diabetes(scaled=False)
     return Dataset(X=np.asarray(raw.data, dtype=float), y=np.asarray(raw.target, dtype=float),
                    feature_names=tuple(raw.feature_names), target_name="progression",

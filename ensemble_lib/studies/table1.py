@@ -34,7 +34,6 @@ from functools import partial as partial_fn
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from ..core import validation as check
 from ..inference.family_search import families, fit_families, laplace_starts
@@ -383,6 +382,10 @@ def pruning_summary(result: dict) -> dict:
         a higher bound always predicts better; 0: unrelated); ``fewer_units_than_laplace``:
         family-best fits with fewer active units than the split's Laplace network, of ``n_fits``.
     """
+    # scipy.stats on first use: a lesson that imports this module only to read the stored study
+    # (lesson 6) does not pay for importing it in its Run All
+    from scipy.stats import spearmanr
+
     keys = [k for k in result["methods"] if k.startswith("ensemble")]
     by_units: dict = {}
     mismatch, rhos, fewer, n_fits = 0, [], 0, 0

@@ -3,6 +3,7 @@
 * :func:`slider`: the one slider factory of the panels (:meth:`FigurePanel.slider
   <ensemble_lib.ui.panel.FigurePanel.slider>`);
 * :func:`grid_value`: where a front end shows a value on a slider (its grid point);
+  :func:`grid_through`: a slider's range whose grid passes through a given value;
 * :func:`formatted`, :func:`slider_limits`, :func:`typed_value`: a slider's value box, where a
   value can be typed (clamped or refused, with a note for the status line);
 * :func:`reset_button`, :func:`control_start`, :func:`restore_control`: the panel's "Reset"
@@ -46,8 +47,21 @@ def same_value(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
+def grid_through(value: float, lo: float, hi: float, step: float) -> tuple[float, float]:
+    """The widest range inside ``[lo, hi]`` whose grid ``min + k·step`` passes through ``value``.
+
+    Each end moves inward by less than a step (an end already on that grid stays). A front end
+    shows a slider's value at its nearest grid point (:func:`grid_value`): on this grid a start
+    value is shown exactly where it is, so a value box (which writes the value) and the handle
+    (which shows the grid point) agree, also after the panel's Reset.
+    """
+    k_lo = np.floor((value - lo) / step + 1e-9)
+    k_hi = np.floor((hi - value) / step + 1e-9)
+    return float(value - k_lo * step), float(value + k_hi * step)
+
+
 def slider(description: str, value, lo, hi, *, step=None, log: bool = False, units: str = "",
-           readout_format: str | None = None) -> widgets.Widget:
+           readout_format: str | None = None, grid_at_value: bool = False) -> widgets.Widget:
     """The one slider factory of the panels: a slider over ``[lo, hi]`` starting at ``value``.
 
     Parameters
@@ -66,6 +80,12 @@ def slider(description: str, value, lo, hi, *, step=None, log: bool = False, uni
         Appended to the label as ``"description (units)"``.
     readout_format : str, optional
         Format of the number shown next to the slider.
+    grid_at_value : bool, optional
+        Lay the slider's grid through ``value`` (:func:`grid_through`; for a ``log`` slider, through
+        its exponent), the range shrinking inward by less than a step at each end. For a start
+        value that is computed (a fit's) rather than chosen on the grid: a value off the grid is
+        shown by the front end at the nearest grid point, so its handle and its value box would
+        disagree by up to half a step.
 
     Returns
     -------
@@ -78,12 +98,18 @@ def slider(description: str, value, lo, hi, *, step=None, log: bool = False, uni
     if readout_format is not None:
         kw["readout_format"] = readout_format
     if log:
-        return widgets.FloatLogSlider(value=value, base=10, min=np.log10(lo), max=np.log10(hi),
-                                      step=0.1 if step is None else step, **kw)
+        step = 0.1 if step is None else step
+        lo, hi = np.log10(lo), np.log10(hi)
+        if grid_at_value:
+            lo, hi = grid_through(np.log10(value), lo, hi, step)
+        return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=step, **kw)
     ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (value, lo, hi))
     if ints and (step is None or isinstance(step, (int, np.integer))):
         return widgets.IntSlider(value=value, min=lo, max=hi, step=1 if step is None else step, **kw)
-    return widgets.FloatSlider(value=value, min=lo, max=hi, step=0.1 if step is None else step, **kw)
+    step = 0.1 if step is None else step
+    if grid_at_value:
+        lo, hi = grid_through(value, lo, hi, step)
+    return widgets.FloatSlider(value=value, min=lo, max=hi, step=step, **kw)
 
 
 def formatted(ctl) -> str:

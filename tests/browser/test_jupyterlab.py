@@ -685,8 +685,9 @@ def test_a_wrong_answer_gets_its_check_message_and_hint(notebook):
 
 def _press_reset(p) -> None:
     """Press the panel's Reset and wait for the step it publishes (Reset always publishes one, even
-    when nothing moved). Not for the boxes to match the handles: a panel built at off-grid values
-    (lesson 3's, at the full-KL fit) shows its slider at the nearest grid point."""
+    when nothing moved), then for a streaming run to end. Every panel's start values read in their
+    boxes as their grid points do (tests/ui/test_panel.py), so after Reset boxes and handles agree
+    whether or not the front end sends its grid point back."""
     before = p.state()["step"]
     p.loc.locator("button.panel-reset").first.click()
     p.page.wait_for_function(
@@ -709,12 +710,6 @@ def test_reset_returns_a_moved_panel_to_its_start(notebook):
     panels = _panels(notebook)
     if not panels:
         pytest.skip("no panel in this notebook")
-    if notebook["nb"].name.startswith("03_"):
-        # a known fault, left open: lesson 3's panel is built at off-grid values (the full-KL fit);
-        # after Reset in the browser a value box and its handle disagree by a grid step (handle
-        # -0.22993, box -0.231), so the panel never counts as settled. Kernel-side, Reset returns
-        # it exactly to a fresh panel (tests/ui/test_panel.py).
-        pytest.xfail("lesson 3: after Reset a value box and its handle disagree by a grid step")
     p = panels[0]
     p.wait_idle()
     _press_reset(p)

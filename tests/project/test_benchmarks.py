@@ -33,3 +33,19 @@ def test_every_lesson_panel_has_slider_step_cases():
 
 def test_fitted_exponent_recovers_a_power_law():
     assert fitted_exponent([(n, 3.0 * n**1.5) for n in (10, 20, 40, 80)]) == __import__("pytest").approx(1.5)
+
+
+def test_run_all_growth_report_gives_medians_and_paired_growth():
+    """benchmarks/run_all_growth.py's table: per lesson the medians of each tree, the growth of the
+    medians, the median of each round's after/before, and the exercise cells' median time."""
+    from benchmarks.run_all_growth import report
+
+    runs = [dict(rep=r, lesson="01", tree=t, run_all_s=s, wall_s=s + 1, load_1min=1.0, exercise_cells_s=e)
+            for r, t, s, e in [(0, "before", 2.0, 0.1), (0, "after", 3.0, 0.5), (1, "before", 4.0, 0.1),
+                               (1, "after", 4.4, 0.5), (2, "before", 3.0, 0.2), (2, "after", 3.3, 0.6)]]
+    runs.append(dict(rep=0, lesson="08", tree="after", run_all_s=5.0, wall_s=6.0, load_1min=2.0))
+    table = report({"runs": runs, "cpus": 2}).splitlines()
+    row = next(line for line in table if line.startswith("| 01 |"))
+    # medians 3.0 and 3.3 (+10.0 %); paired growths +50 %, +10 %, +10 %: median +10.0 %
+    assert row == "| 01 | 3 / 3 | 3.00 | 3.30 | +10.0 % | +10.0 % | 0.10 / 0.50 |"
+    assert next(line for line in table if line.startswith("| 08 |")) == "| 08 | 0 / 1 | — | 5.00 | n/a | n/a | — / — |"

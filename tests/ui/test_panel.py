@@ -382,6 +382,31 @@ def test_reset_returns_every_control_and_the_image_to_a_fresh_panel(panel):
     assert all(box.value == FigurePanel._formatted(panel.controls[k]) for k, box in panel.boxes.items())
 
 
+def test_every_value_box_shows_the_start_where_its_handle_does(panel):
+    """A front end shows a slider's value at its nearest grid point, and may not send that point
+    back (after Reset in JupyterLab lesson 3's handle stood at -0.22993 while its box said -0.231,
+    the kernel's exact start). So every panel's start value must read, in its value box, as its
+    grid point does: the handle and the box then agree whatever the front end sends back."""
+    from ensemble_lib.ui.panel_controls import grid_value
+
+    values = _FRESH[type(panel).__name__][0]
+    for name, box in panel.boxes.items():
+        ctl = panel.controls[name]
+        shown = type(ctl)(**{k: getattr(ctl, k) for k in ("min", "max", "step", "readout_format")},
+                          value=grid_value(ctl, values[name]))
+        assert box.value == FigurePanel._formatted(ctl) == FigurePanel._formatted(shown), name
+
+
+def test_the_bound_panels_start_is_on_its_sliders_grids():
+    """Lesson 3 opens (and resets) at the full-KL fit: every slider's grid passes through it exactly."""
+    from ensemble_lib.ui.panel_controls import NUMERIC_SLIDERS, grid_value, same_value
+
+    p = _get("BoundPanel")
+    for name, ctl in p.controls.items():
+        if isinstance(ctl, NUMERIC_SLIDERS):
+            assert same_value(grid_value(ctl, p.start_values[name]), p.start_values[name]), name
+
+
 def test_reset_inside_a_hold_waits_for_its_end():
     p = _Pair()
     p.update()

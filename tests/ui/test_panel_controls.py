@@ -17,6 +17,7 @@ import pytest
 from ensemble_lib.lessons.bound import BoundPanel, make_toy
 from ensemble_lib.lessons.toy_posterior import ToyExplorer
 from ensemble_lib.ui.panel import grid_value
+from ensemble_lib.ui.panel_controls import grid_through, same_value, slider
 
 
 def _nearest(points, value):
@@ -37,6 +38,33 @@ def test_log_grid_value_is_the_nearest_grid_point_in_the_exponent():
     for v in 10 ** np.random.default_rng(2).uniform(-2, 1, 200):
         assert grid_value(ctl, v) == pytest.approx(10 ** _nearest(exponents, np.log10(v)), rel=1e-12)
     assert grid_value(ctl, 0.2) == pytest.approx(10 ** -0.7, rel=1e-12)  # what the browser showed
+
+
+@pytest.mark.parametrize("lo, hi, step", [(-1.09, 1.09, 0.005), (-0.999, 0.999, 0.001), (-3.0, 1.0, 0.02),
+                                          (0.0, 1.0, 0.1)])
+def test_grid_through_passes_the_grid_through_the_value_inside_the_range(lo, hi, step):
+    """Each end moves inward by less than a step, the value is a grid point, an on-grid value
+    changes nothing."""
+    for v in np.random.default_rng(4).uniform(lo, hi, 200):
+        a, b = grid_through(v, lo, hi, step)
+        assert lo - 1e-9 * step <= a <= lo + step and hi - step <= b <= hi + 1e-9 * step
+        k = (v - a) / step
+        assert abs(k - round(k)) < 1e-6 and abs((b - a) / step - round((b - a) / step)) < 1e-6
+    top = lo + step * np.floor((hi - lo) / step + 1e-9)
+    assert grid_through(lo + 3 * step, lo, hi, step) == pytest.approx((lo, top))
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_a_slider_with_its_grid_at_its_value_shows_the_value_where_it_is(log):
+    """What lesson 3's sliders need (their start is a fit's, off any round grid): the front end's
+    grid point of the start value is the start value, so its box and its handle agree."""
+    value, lo, hi, step = (0.0557954, 1e-3, 10.0, 0.02) if log else (-0.2305588, -1.0899291, 1.0899291, 0.005)
+    plain = slider("x", value, lo, hi, step=step, log=log)
+    assert not same_value(grid_value(plain, value), value)  # off the grid that starts at lo
+    ctl = slider("x", value, lo, hi, step=step, log=log, grid_at_value=True)
+    assert ctl.value == value and same_value(grid_value(ctl, value), value)
+    ends = (10 ** ctl.min, 10 ** ctl.max) if log else (ctl.min, ctl.max)
+    assert lo <= ends[0] * (1 + 1e-12) and ends[1] <= hi * (1 + 1e-12) and ctl.step == step
 
 
 def test_the_front_end_rounding_the_start_value_changes_nothing():
