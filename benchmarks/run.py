@@ -42,6 +42,9 @@ ROOT = HERE.parent
 #: written by `make test`: its wall time (installs excluded), date, exit status
 MAKE_TEST_TIME = ROOT / "test-artifacts" / "make-test-time.json"
 #: written by the browser suite (tests/browser/conftest.py); published by this command
+#: each exercise check's time, recorded by tests/ui/test_exercises.py (target: under a second)
+CHECK_TIMES = ROOT / "test-artifacts" / "exercise-check-times.json"
+CHECK_TARGET_S = 1.0
 BROWSER_LATENCY = [ROOT / "test-artifacts" / "browser" / f"browser-latency.{ext}" for ext in ("json", "md")]
 #: the issue's target for `make test` on the 2-core machine
 MAKE_TEST_TARGET_S = 5 * 60
@@ -194,6 +197,20 @@ def publish_browser_latency(outdir: Path) -> str | None:
     return meta.get("date")
 
 
+def _check_times_line() -> str:
+    """The exercises' checks: how many, the slowest, against the 1-second target (from the last test run)."""
+    try:
+        rec = json.loads(CHECK_TIMES.read_text())
+        times = {k: max(v.values()) for k, v in rec["checks"].items()}
+    except (OSError, ValueError, KeyError, AttributeError):
+        return "Exercise checks: not timed on this machine yet (tests/ui/test_exercises.py records them)."
+    slowest = max(times, key=times.get)
+    over = sorted(k for k, t in times.items() if t > CHECK_TARGET_S)
+    return (f"Exercise checks (tests/ui/test_exercises.py, {rec.get('date')}): {len(times)} checks, "
+            f"the slowest {slowest} at {times[slowest]:.3f} s; target < {CHECK_TARGET_S:g} s: "
+            + ("met." if not over else f"not met by {', '.join(over)}."))
+
+
 def _make_test_line(rec: dict | None) -> str:
     if rec is None:
         return ("`make test` wall time: not measured on this machine yet "
@@ -220,7 +237,7 @@ def write_report(results: dict, outdir: Path, quick: bool, make_test: dict | Non
                                 indent=2))
     lines = [f"# Benchmark report {stamp}{' (quick mode)' if quick else ''}", "",
              "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()), "",
-             _make_test_line(make_test), ""]
+             _make_test_line(make_test), "", _check_times_line(), ""]
     for name, st in studies.items():
         lines += [f"Study `{name}` (measured {st['date']}): {st['wall_s'] / 60:.1f} min wall for "
                   + ", ".join(f"{n} {k} splits" for k, n in st["splits"].items())

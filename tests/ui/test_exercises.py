@@ -1,5 +1,7 @@
 """Every exercise answers back: its check passes on the reference solution and fails on the blank
-answer and on the exercise's plausible wrong answer; bad answers get a clear message; checks are fast.
+answer and on the exercise's plausible wrong answer; bad answers get a clear message. How long each
+check takes is recorded (test-artifacts/exercise-check-times.json), not asserted: `make bench`
+reports it against the issue's 1-second target.
 
 Parametrised over every exercise of every lesson in the exercise format (its lesson module declares
 ``EXERCISES``), so a lesson joins by being converted. A lesson with exercise solutions that is not
@@ -8,6 +10,7 @@ converted must be listed in NOT_YET_CONVERTED (reported on every run); the list 
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import warnings
 from pathlib import Path
@@ -27,6 +30,21 @@ NB = ROOT / "notebooks"
 NOT_YET_CONVERTED: set[str] = set()  # every lesson is in the exercise format
 CONVERTED = {name: ex for name, (ex, _) in exercise_sets().items()}
 CASES = [(name, ex.name) for name, exs in sorted(CONVERTED.items()) for ex in exs]
+#: where each check's time goes (read by benchmarks/run.py; git-ignored)
+CHECK_TIMES = ROOT / "test-artifacts" / "exercise-check-times.json"
+_TIMES: dict[str, dict[str, float]] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _record_check_times():
+    """Write the checks' times measured by this module's run (atomically; a partial run writes what it measured)."""
+    yield
+    if _TIMES:
+        CHECK_TIMES.parent.mkdir(exist_ok=True)
+        tmp = CHECK_TIMES.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"date": _dt.datetime.now().isoformat(timespec="seconds"), "checks": _TIMES},
+                                  indent=1))
+        tmp.replace(CHECK_TIMES)
 
 
 def _src(cell) -> str:
@@ -92,10 +110,9 @@ def test_check_fails_blank_passes_the_solution_and_fails_the_plausible_wrong_ans
     exec(compile(solutions[q], f"{name} solution {q}", "exec"), answered)
     right = ex.run(answered)
     assert right.passed, right.message
-    assert right.seconds < 1.0, f"{q}'s check took {right.seconds:.2f} s"
     wrong = ex.run({**answered, **ex.wrong(answered)})
     assert not wrong.passed and "Hint:" in wrong.message, wrong.message
-    assert wrong.seconds < 1.0
+    _TIMES[f"{name} {q}"] = {"right_s": right.seconds, "wrong_s": wrong.seconds}
 
 
 @pytest.mark.parametrize("name,q", CASES)
