@@ -147,9 +147,9 @@ def errorbars():
 
 def test_section5_describes_its_model(cheap):
     sentence(NB, "Gaussian bumps fitted to 30 noisy points of $\\sin 2\\pi x$ on $[0, 1]$, five bumps over the data")
-    sentence(NB, "each far bump adds one parameter the data do not determine: $k$ grows, $\\gamma$ does not")
+    sentence(NB, "Each far bump adds one parameter the data do not determine: $k$ grows, $\\gamma$ does not")
     post = bl.bumps_posterior(0)
-    assert post.n_data == 30 and post.dim == 5 and np.all((post.Phi.shape, bl.CHEAP_CASE["n_near"]) == ((30, 5), 5))
+    assert post.Phi.shape == (30, 5)
     assert np.ptp(cheap.gamma) < 1e-3 * cheap.gamma[0] and np.all(np.diff(cheap.k) == 2)
 
 
@@ -180,11 +180,12 @@ def test_cheap_agrees_when_gamma_is_close_to_k(cheap):
 
 def test_cheap_overshoots_by_more_than_k_over_gamma(cheap):
     said = sentence(NB, "with 8 far bumps it is 3.08 times the exact $\\alpha$, where $k/\\gamma = 2.80$")
+    assert "once far bumps are added the cheap $\\alpha$ overshoots by more than the first-order factor" in said
     i = int(np.flatnonzero(cheap.n_far == 8)[0])
     ratio, first = cheap.alpha_cheap[i] / cheap.alpha_exact[i], cheap.k[i] / cheap.gamma[i]
     assert f"{ratio:.2f}" in said and f"{first:.2f}" in said and ratio > first
-    ok = cheap.cheap_converged
-    assert np.all(cheap.alpha_cheap[ok] / cheap.alpha_exact[ok] >= 0.999 * cheap.k[ok] / cheap.gamma[ok])
+    ok = cheap.cheap_converged & (cheap.n_far > 0)
+    assert np.all(cheap.alpha_cheap[ok] / cheap.alpha_exact[ok] > cheap.k[ok] / cheap.gamma[ok])
 
 
 def test_cheap_is_singular_from_24_far_bumps(cheap):
