@@ -244,7 +244,7 @@ def cheap_reestimation(
     limits: tuple[float, float] = (1.0 / _LIMIT, _LIMIT),
     exact: bool = True,
 ) -> EvidenceRun:
-    """MacKay's cheap and cheerful re-estimation (§9.1): Laplace + ``α := k/Σw²``, ``β := N/2E_D``.
+    """Cheap and cheerful re-estimation, MacKay §9.1: Laplace + ``α := k/Σw²``, ``β := N/2E_D``.
 
     The same iteration as :func:`evidence_reestimation` (same arguments, same checks, same
     :func:`~ensemble_lib.inference.reestimation.reestimate` driver) with γ replaced by the number

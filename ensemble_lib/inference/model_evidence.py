@@ -210,7 +210,7 @@ class LogAlphaPosterior:
 
 
 def log_alpha_posterior(post, log_alpha_range=(-_LOG_LIMIT, _LOG_LIMIT), n_grid: int = 4001) -> LogAlphaPosterior:
-    """The exact p(ln α | D, β) of a linear model at its own β, its moments and MacKay's (25).
+    """The exact p(ln α | D, β) of a linear model at its own β, its moments and the width of MacKay (25).
 
     Parameters
     ----------
