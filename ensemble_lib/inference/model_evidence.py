@@ -195,7 +195,7 @@ class LogAlphaPosterior:
     ``density[i]`` is p(ln α = ``log_alpha[i]`` | D, β), normalised by the trapezoidal rule over the
     grid; ``mode`` its maximiser (polished), ``mean`` and ``sd`` its moments by quadrature;
     ``curvature_sd`` = (−∂² ln P(D|α,β)/∂(ln α)²)^(−1/2) at the mode (exact, closed form);
-    ``gamma`` = γ (23) at the mode and ``eq25_sd`` = √(2/γ) (MacKay (25)); ``log_beta`` the ln β held.
+    ``gamma`` = γ (23) at the mode and ``mackay_sd`` = √(2/γ) (MacKay (25)); ``log_beta`` the ln β held.
     """
 
     log_alpha: np.ndarray
@@ -206,7 +206,7 @@ class LogAlphaPosterior:
     sd: float
     curvature_sd: float
     gamma: float
-    eq25_sd: float
+    mackay_sd: float
 
 
 def log_alpha_posterior(post, log_alpha_range=(-_LOG_LIMIT, _LOG_LIMIT), n_grid: int = 4001) -> LogAlphaPosterior:
@@ -281,7 +281,7 @@ def log_alpha_posterior(post, log_alpha_range=(-_LOG_LIMIT, _LOG_LIMIT), n_grid:
     return LogAlphaPosterior(
         log_alpha=la, density=p, log_beta=float(lb[0]), mode=mode, mean=mean, sd=sd,
         curvature_sd=1.0 / math.sqrt(-curv) if curv < 0 else math.inf, gamma=gamma,
-        eq25_sd=math.sqrt(2.0 / gamma) if gamma > 0 else math.inf,
+        mackay_sd=math.sqrt(2.0 / gamma) if gamma > 0 else math.inf,
     )
 
 

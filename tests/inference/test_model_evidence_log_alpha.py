@@ -55,7 +55,7 @@ def test_mode_is_mackays_alpha_and_gamma_is_his(case):
     _, _, mk, r = case
     assert r.mode == pytest.approx(math.log(mk.alpha_final), abs=1e-6)
     assert r.gamma == pytest.approx(mk.gamma_final, rel=1e-6)
-    assert r.eq25_sd == pytest.approx(mk.log_alpha_error, rel=1e-6)
+    assert r.mackay_sd == pytest.approx(mk.log_alpha_error, rel=1e-6)
 
 
 def test_density_is_the_normalised_scipy_marginal(case):
@@ -104,8 +104,8 @@ def test_eq25_is_close_when_gamma_is_large_and_too_narrow_when_gamma_is_small():
     *_, small = _at_optimum(SMALL)
     *_, large = _at_optimum(LARGE)
     assert small.gamma < 2 < 10 < large.gamma
-    assert abs(large.eq25_sd / large.sd - 1) < 0.1
-    assert small.eq25_sd / small.sd < 0.7
+    assert abs(large.mackay_sd / large.sd - 1) < 0.1
+    assert small.mackay_sd / small.sd < 0.7
     assert abs(large.mean - large.mode) < 0.1 < abs(small.mean - small.mode)
 
 
@@ -143,4 +143,4 @@ def test_a_proper_density_with_finite_moments_over_the_documented_domain(seed, N
     assert lo <= r.mode <= hi and lo <= r.mean <= hi
     assert 0 < r.sd <= (hi - lo) / 2 + 1e-9
     assert 0 <= r.gamma <= k + 1e-9
-    assert r.curvature_sd > 0 and r.eq25_sd > 0
+    assert r.curvature_sd > 0 and r.mackay_sd > 0

@@ -59,7 +59,7 @@ def test_log_alpha_cases_and_table():
     table = repr(log_alpha_table(cases))
     for c in cases.values():
         assert f"{c.posterior.gamma:.2f}" in table and f"{c.posterior.sd:.3f}" in table
-        assert c.posterior.eq25_sd == pytest.approx(math.sqrt(2 / c.posterior.gamma))
+        assert c.posterior.mackay_sd == pytest.approx(math.sqrt(2 / c.posterior.gamma))
 
 
 def test_plots_draw_what_they_say():
@@ -71,7 +71,7 @@ def test_plots_draw_what_they_say():
     assert len(arts["singular"].get_xdata()) == 1
     fig, ax = new_figure()
     arts = plot_log_alpha(ax, cases["large"])
-    x, y = arts["eq25"].get_xdata(), arts["eq25"].get_ydata()
+    x, y = arts["mackay"].get_xdata(), arts["mackay"].get_ydata()
     assert np.trapezoid(y, x) == pytest.approx(1.0, abs=1e-3)  # ±4 s.d. of a normal density
     fig, axes = reestimation_figure(comp, cases)
     assert len(axes) == 3

@@ -220,16 +220,16 @@ def test_eq25_within_10_percent_when_gamma_is_large(errorbars):
     said = sentence(NB, "With $\\gamma = 15.4$ the width of (25) is within 10 % of the exact posterior's s.d. "
                         "(0.360 against 0.396)")
     r = errorbars["large"].posterior
-    assert f"{r.gamma:.1f}" == "15.4" and f"{r.eq25_sd:.3f}" in said and f"{r.sd:.3f}" in said
-    assert abs(r.eq25_sd / r.sd - 1) < 0.10
+    assert f"{r.gamma:.1f}" == "15.4" and f"{r.mackay_sd:.3f}" in said and f"{r.sd:.3f}" in said
+    assert abs(r.mackay_sd / r.sd - 1) < 0.10
     assert f"gives {r.curvature_sd:.3f}" in sentence(NB, "and the exact curvature at the peak gives 0.390")
 
 
 def test_eq25_a_third_too_narrow_when_gamma_is_small(errorbars):
     said = sentence(NB, "With $\\gamma = 1.82$, (25) is a third too narrow (1.05 against 1.56)")
     r = errorbars["small"].posterior
-    assert f"{r.gamma:.2f}" == "1.82" and f"{r.eq25_sd:.2f}" in said and f"{r.sd:.2f}" in said
-    assert 0.6 < r.eq25_sd / r.sd < 0.72
+    assert f"{r.gamma:.2f}" == "1.82" and f"{r.mackay_sd:.2f}" in said and f"{r.sd:.2f}" in said
+    assert 0.6 < r.mackay_sd / r.sd < 0.72
     # skewed: a long tail to small alpha (mean below the mode) and a plateau towards large alpha
     assert r.mean < r.mode - 0.2
     top = r.density.max()

@@ -12,7 +12,7 @@ module                      topic
                             Gamma-hyperprior and evidence iterations beside the exact maximiser
                             (:class:`HyperIterationPanel`), and :func:`write_figures`
 :mod:`.hyper_reestimation`  §5 on a linear model: cheap and cheerful re-estimation (MacKay §9.1)
-                            and the error bars on ln α (eq. 25) against the exact curve
+                            and the error bars on ln α (MacKay (25)) against the exact curve
 :mod:`.exercises`           the lesson's exercises and their checks (:data:`EXERCISES`)
 ==========================  =====================================================================
 

@@ -206,8 +206,8 @@ def log_alpha_table(cases: dict) -> Table:
     rows = []
     for c in cases.values():
         r = c.posterior
-        rows.append((c.name, f"{c.n_data}", f"{c.k}", f"{r.gamma:.2f}", f"{r.eq25_sd:.3f}", f"{r.curvature_sd:.3f}",
-                     f"{r.sd:.3f}", f"{r.eq25_sd / r.sd:.2f}", f"{r.mean - r.mode:+.2f}"))
+        rows.append((c.name, f"{c.n_data}", f"{c.k}", f"{r.gamma:.2f}", f"{r.mackay_sd:.3f}", f"{r.curvature_sd:.3f}",
+                     f"{r.sd:.3f}", f"{r.mackay_sd / r.sd:.2f}", f"{r.mean - r.mode:+.2f}"))
     return Table(("γ regime", "N", "k", "γ", "√(2/γ) (25)", "curvature s.d.", "exact s.d.", "(25)/exact",
                   "mean − mode"), rows)
 
@@ -216,14 +216,15 @@ def plot_log_alpha(ax, case: LogAlphaCase, span: float | None = None):
     """The exact p(ln α | D, β_MP) against ln α − ln α_MP, with the Gaussian of (25) over it, over
     ± ``span`` (default four of the larger of the two s.d.s)."""
     r = case.posterior
-    span = 4.0 * max(r.sd, r.eq25_sd) if span is None else check.positive("span", span)
+    span = 4.0 * max(r.sd, r.mackay_sd) if span is None else check.positive("span", span)
     x = r.log_alpha - r.mode
     keep = np.abs(x) <= span
-    g = np.exp(-0.5 * (x[keep] / r.eq25_sd) ** 2) / (math.sqrt(2 * math.pi) * r.eq25_sd)
+    g = np.exp(-0.5 * (x[keep] / r.mackay_sd) ** 2) / (math.sqrt(2 * math.pi) * r.mackay_sd)
     arts = {
         "exact": ax.plot(x[keep], r.density[keep], label="exact (flat prior on ln α)",
                          **style("posterior", marker="None"))[0],
-        "eq25": ax.plot(x[keep], g, label=f"(25): s.d. √(2/γ) = {r.eq25_sd:.2f}", **style("laplace", marker="None"))[0],
+        "mackay": ax.plot(x[keep], g, label=f"(25): s.d. √(2/γ) = {r.mackay_sd:.2f}",
+                          **style("laplace", marker="None"))[0],
     }
     ax.set_xlabel("ln α − ln α_MP")
     ax.set_ylabel("p(ln α | D, β_MP)")
