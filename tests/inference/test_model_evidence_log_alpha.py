@@ -144,3 +144,27 @@ def test_a_proper_density_with_finite_moments_over_the_documented_domain(seed, N
     assert 0 < r.sd <= (hi - lo) / 2 + 1e-9
     assert 0 <= r.gamma <= k + 1e-9
     assert r.curvature_sd > 0 and r.mackay_sd > 0
+
+
+@pytest.mark.parametrize("case, within", [(SMALL, 0.04), (LARGE, 0.01)], ids=["gamma-small", "gamma-large"])
+def test_eq25_for_ln_beta_is_close_in_both_regimes(case, within):
+    """The other half of MacKay (25), σ²_{ln β} ≈ 2/(N − γ), against the exact p(ln β | D, α_MP) (flat
+    prior on ln β) by scipy's ``quad`` of the scipy marginal: N − γ is large in both regimes (18.2 and
+    184.6), and (25) is within 4 % and 1 % of the exact s.d."""
+    Phi, t = _bumps(**case)
+    mk = evidence_reestimation(LinearGaussianPosterior(Phi, t, 1.0, 10.0), tol=1e-12, max_iter=5000)
+    la, b0 = math.log(mk.alpha_final), math.log(mk.beta_final)
+
+    def logp(b):
+        cov = Phi @ Phi.T / math.exp(la) + np.eye(len(t)) / math.exp(b)
+        return float(stats.multivariate_normal(np.zeros(len(t)), cov).logpdf(t))
+
+    top = logp(b0)
+    kw = dict(points=[b0], limit=200, epsabs=1e-13, epsrel=1e-10)
+    lo, hi = b0 - 6.0, b0 + 3.0  # the density is below 1e-12 of its peak at both ends (asserted below)
+    z = integrate.quad(lambda b: math.exp(logp(b) - top), lo, hi, **kw)[0]
+    m = integrate.quad(lambda b: b * math.exp(logp(b) - top), lo, hi, **kw)[0] / z
+    v = integrate.quad(lambda b: (b - m) ** 2 * math.exp(logp(b) - top), lo, hi, **kw)[0] / z
+    eq25 = math.sqrt(2.0 / (len(t) - mk.gamma_final))
+    assert abs(eq25 / math.sqrt(v) - 1) < within
+    assert math.exp(logp(lo) - top) < 1e-12 and math.exp(logp(hi) - top) < 1e-12

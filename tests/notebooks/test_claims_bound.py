@@ -13,6 +13,7 @@ from sklearn.linear_model import BayesianRidge
 from ensemble_lib import LinearGaussianPosterior
 from ensemble_lib.inference.evidence import cheap_reestimation, evidence_grid, evidence_reestimation
 from ensemble_lib.inference.hyperparameters import GammaHyperprior, gamma_updates
+from ensemble_lib.inference.model_evidence import log_evidence_on_grid
 from ensemble_lib.inference.toy_fits import fit_all
 from ensemble_lib.lessons import bound as bl
 from ensemble_lib.models.toy import kl_by_quadrature
@@ -236,3 +237,21 @@ def test_eq25_a_third_too_narrow_when_gamma_is_small(errorbars):
     assert r.density[-1] > 1e-5 * top  # the no-weights model's evidence: no Gaussian tail at ln alpha = ln 1e8
     assert errorbars["small"].k == 2 and errorbars["small"].n_data == 20
     assert errorbars["large"].k == 30 and errorbars["large"].n_data == 200
+
+
+def test_eq25_for_ln_beta_within_4_percent_in_both_regimes():
+    said = sentence(NB, "at $\\alpha_{MP}$, $N - \\gamma$ is 18.2 and 184.6, and "
+                        "$\\sigma_{\\ln\\beta}\\simeq\\sqrt{2/(N-\\gamma)}$ is within 4 % of the exact s.d.")
+    for name in ("small", "large"):
+        post = bl.bumps_posterior(0, **bl.ERRORBAR_CASES[name])
+        run = evidence_reestimation(post, tol=1e-12, max_iter=5000)
+        n_minus = post.n_data - run.gamma_final
+        assert f"{n_minus:.1f}" in said
+        lb = math.log(run.beta_final) + np.linspace(-8.0, 8.0, 16001)
+        L = log_evidence_on_grid(post, np.array([math.log(run.alpha_final)]), lb)[0]
+        p = np.exp(L - L.max())
+        assert p[0] < 1e-12 and p[-1] < 1e-12
+        p /= np.trapezoid(p, lb)
+        m = np.trapezoid(p * lb, lb)
+        sd = math.sqrt(np.trapezoid(p * (lb - m) ** 2, lb))
+        assert abs(math.sqrt(2 / n_minus) / sd - 1) < 0.04
