@@ -28,7 +28,7 @@ from .inference.ard import (ClassCollapsedBound, ClassPriorPosterior, class_evid
                             sample_prior_functions)
 from .inference.classification_fits import (ClassificationFits, PredictiveMaps, fit_classification,
                                             gaussian_predictive, predictive_maps)
-from .inference.evidence import EvidenceRun, evidence_grid, evidence_reestimation, laplace_evidence
+from .inference.evidence import EvidenceRun, cheap_reestimation, evidence_grid, evidence_reestimation, laplace_evidence
 from .core.gaussian import (CovarianceFamily, GaussianFactor, gauss_hermite, gaussian_entropy,
                                  kl_gaussians)
 from .inference.hyperparameters import (GammaHyperprior, HyperparameterRun, fit_hyperparameters,
@@ -38,6 +38,7 @@ from .inference.laplace import LaplaceFit, laplace_fit
 from .inference.model_comparison import (committee, deletion_evidence, distinct_optima,
                                          exact_log_evidence, hyperparameter_error_bars, model_log_evidence,
                                          mode_sensitivities)
+from .inference.model_evidence import log_alpha_posterior
 from .inference.mixture import (MixtureFit, MixtureLadder, entropy_lower_bound, mixture_entropy, mixture_fit,
                                 mixture_kl, mixture_ladder)
 from .inference.network_fits import (CollapsedBound, EnsembleFit, fit_ensemble, fit_evidence,
@@ -79,7 +80,8 @@ __all__ = [
     "mixture_ladder",
     "ToyFits", "fit_all",
     "GammaHyperprior", "HyperparameterRun", "fit_hyperparameters", "full_bound", "gamma_updates",
-    "EvidenceRun", "evidence_grid", "evidence_reestimation", "laplace_evidence",
+    "EvidenceRun", "cheap_reestimation", "evidence_grid", "evidence_reestimation", "laplace_evidence",
+    "log_alpha_posterior",
     "CollapsedBound", "EnsembleFit", "fit_ensemble", "fit_evidence", "fit_family",
     "laplace_error_bars",
     "ClassCollapsedBound", "ClassPriorPosterior", "class_evidence_reestimation", "fit_class_ensemble",

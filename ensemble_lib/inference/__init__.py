@@ -12,7 +12,7 @@ The Gaussian algebra they share (quadrature, factorisations, covariance families
 * :mod:`.reestimation` — the fixed-point iteration every α, β re-estimation shares (its
   convergence test, cap, warning and history); the modules below supply only their update steps;
 * :mod:`.hyperparameters` — Gamma hyperpriors and the ensemble's α, β updates (B&B (27)–(38));
-* :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25));
+* :mod:`.evidence` — MacKay's evidence framework (MacKay (18)–(25)) and his cheap re-estimation (MacKay §9.1);
 * :mod:`.ard` — one α per weight class (MacKay (26)–(27), ARD §7) in the evidence and in the
   ensemble bound, and functions drawn from the prior (§8), re-exporting its parts:
   :mod:`.class_prior` (the classes, the prior, functions drawn from it), :mod:`.class_evidence`

@@ -24,6 +24,17 @@ until α and β settle (the iteration is :func:`~ensemble_lib.inference.reestima
 this module supplies its update step). The error bars of (25), ``σ²_{ln α} ≈ 2/γ`` and
 ``σ²_{ln β} ≈ 2/(N − γ)``, are returned too.
 
+**Cheap and cheerful re-estimation** (MacKay §9.1, :func:`cheap_reestimation`). Neglecting the
+distinction between well and poorly determined parameters (γ → k in (22), (24)):
+
+.. math::
+    \\alpha := k / 2E_W = k / \\textstyle\\sum_i w_i^2, \\qquad \\beta := N / 2E_D ,
+
+"expected to give singular behaviour when there are a large number of poorly determined
+parameters": each of the k − γ poorly determined weights is counted in the numerator while the
+prior has shrunk it to ≈ 0 in Σ w², so α overshoots, shrinks w_MP further and overshoots again.
+Its fixed point (if any) solves ``α Σ w_MP(α, β)² = k`` and ``2β E_D(w_MP(α, β)) = N``.
+
 For a network with H hidden units, each mode has ``H! 2^H`` equivalent
 copies (§4.1); ``symmetry_factor`` adds its logarithm to (20). For the toy
 ``f = v σ(u x)`` (H = 1) the factor is 2, the mirror mode (−u, −v).
@@ -138,6 +149,8 @@ class EvidenceRun:
     n_data: int = 0
     #: every restart of :func:`~ensemble_lib.inference.network_fits.fit_evidence` (empty otherwise)
     restarts: tuple = field(default=(), repr=False)
+    #: the update rule: ``"mackay"`` (22)–(24) or ``"cheap"`` (§9.1, γ replaced by k)
+    rule: str = "mackay"
 
     @property
     def n_iter(self) -> int:
@@ -217,6 +230,52 @@ def evidence_reestimation(
     w_MP → 0: the evidence keeps growing as the prior shrinks w to zero);
     β → ∞ when the model interpolates the data (E_D → 0 or N − γ → 0).
     """
+    return _reestimation("mackay", post, alpha0, beta0, tol, max_iter, symmetry_factor, start, limits, exact)
+
+
+def cheap_reestimation(
+    post,
+    alpha0: float | None = None,
+    beta0: float | None = None,
+    tol: float = 1e-8,
+    max_iter: int = 200,
+    symmetry_factor: int = 1,
+    start=None,
+    limits: tuple[float, float] = (1.0 / _LIMIT, _LIMIT),
+    exact: bool = True,
+) -> EvidenceRun:
+    """Cheap and cheerful re-estimation, MacKay §9.1: Laplace + ``α := k/Σw²``, ``β := N/2E_D``.
+
+    The same iteration as :func:`evidence_reestimation` (same arguments, same checks, same
+    :func:`~ensemble_lib.inference.reestimation.reestimate` driver) with γ replaced by the number
+    of parameters k: no Hessian trace is needed. The result's ``rule`` is ``"cheap"``; its
+    ``gamma`` column still records MacKay's γ (23) at each fit, so ``k − γ`` says how many
+    parameters the cheap rule wrongly counted as well determined.
+
+    Parameters
+    ----------
+    post, alpha0, beta0, tol, max_iter, symmetry_factor, start, limits, exact
+        As for :func:`evidence_reestimation`.
+
+    Returns
+    -------
+    EvidenceRun
+
+    Notes
+    -----
+    MacKay (1995), "Probable networks", §9.1: ``α_c := k_c/2E_W^c``, ``β := N/2E_D``, "expected to
+    give singular behaviour when there are a large number of poorly determined parameters". Its
+    fixed point solves ``α Σ w_MP(α, β)² = k`` and ``β · 2E_D(w_MP(α, β)) = N``; it agrees with the
+    evidence maximum (22)–(24) when γ ≈ k (and N − γ ≈ N). When ``α Σ w_MP²`` stays below k for
+    every α the iteration has no fixed point: α rises at every step (``α' = α·k/(αΣw²) > α``), w_MP
+    shrinks to 0 and the run stops at the limit with a note saying so (the singular behaviour).
+    """
+    return _reestimation("cheap", post, alpha0, beta0, tol, max_iter, symmetry_factor, start, limits, exact)
+
+
+def _reestimation(rule, post, alpha0, beta0, tol, max_iter, symmetry_factor, start, limits, exact) -> EvidenceRun:
+    """The body of :func:`evidence_reestimation` (``rule="mackay"``) and :func:`cheap_reestimation`
+    (``rule="cheap"``): checks, the update step and the :func:`reestimate` call."""
     post = check.posterior("post", post)
     exact = check.flag("exact", exact)
     if start is not None:
@@ -239,11 +298,12 @@ def evidence_reestimation(
                          f"beta a posterior accepts), got {limits!r}")
     if not (lo <= alpha <= hi and lo <= beta <= hi):
         raise ValueError(f"alpha0 and beta0 must lie within limits [{lo:g}, {hi:g}], got {alpha:g}, {beta:g}")
-    N = post.n_data
+    N, k = post.n_data, post.dim
     w = start  # each mode search starts at the previous mode
 
     def update(hyper) -> ReestimationStep:
-        """A Laplace fit at (α, β) and MacKay (22), (24): α = γ / Σ w², β = (N − γ) / 2E_D."""
+        """A Laplace fit at (α, β) and MacKay (22), (24): α = γ / Σ w², β = (N − γ) / 2E_D; or §9.1
+        (``rule="cheap"``): α = k / Σ w², β = N / 2E_D."""
         nonlocal w
         alpha, beta = hyper
         p = post.with_hyperparameters(alpha=alpha, beta=beta)
@@ -252,23 +312,34 @@ def evidence_reestimation(
         record = {"alpha": alpha, "beta": beta, "gamma": state.gamma, "logev": state.log_evidence,
                   "occam": state.log_occam, "exact": _exact_log_evidence(p) if exact else math.nan,
                   "m": state.mean, "C": state.cov, "state": state}
+        num_a, num_b = (state.gamma, N - state.gamma) if rule == "mackay" else (float(k), float(N))
         with np.errstate(divide="ignore", invalid="ignore"):
-            a_new = state.gamma / state.sum_w2 if state.sum_w2 > 0 else math.inf
-            b_new = (N - state.gamma) / (2.0 * state.data_error) if state.data_error > 0 else math.inf
+            a_new = num_a / state.sum_w2 if state.sum_w2 > 0 else math.inf
+            b_new = num_b / (2.0 * state.data_error) if state.data_error > 0 else math.inf
         notes = []
         if not (lo <= a_new <= hi):
+            if rule == "mackay":
+                what = f"gamma/sum w^2 = {state.gamma:.3g}/{state.sum_w2:.3g}"
+                why = ("The data determine no weight well (gamma -> 0) and the evidence keeps rising as the "
+                       "prior shrinks w_MP to zero: the best model here has no weights.")
+            else:
+                what = f"k/sum w^2 = {k}/{state.sum_w2:.3g}"
+                why = (f"The cheap rule (MacKay 9.1) counts all k = {k} parameters as well determined, but "
+                       f"only gamma = {state.gamma:.3g} are: alpha overshoots, shrinks w_MP and overshoots "
+                       "again (the singular behaviour with many poorly determined parameters).")
             notes.append(
-                f"alpha ran to {'infinity' if not a_new < hi else 0}: the re-estimate gamma/sum w^2 = "
-                f"{state.gamma:.3g}/{state.sum_w2:.3g} left [{lo:g}, {hi:g}]. "
-                + ("The data determine no weight well (gamma -> 0) and the evidence keeps rising as the "
-                   "prior shrinks w_MP to zero: the best model here has no weights."
-                   if not a_new < hi else
-                   "The weights are so large relative to gamma that the prior is pushed to be flat.")
+                f"alpha ran to {'infinity' if not a_new < hi else 0}: the re-estimate {what} "
+                f"left [{lo:g}, {hi:g}]. "
+                + (why if not a_new < hi else
+                   f"The weights are so large relative to {'gamma' if rule == 'mackay' else 'k'} that the "
+                   "prior is pushed to be flat.")
             )
         if not (lo <= b_new <= hi):
             notes.append(
-                f"beta ran to {'infinity' if not b_new < hi else 0}: the re-estimate (N - gamma)/(2 E_D) = "
-                f"({N} - {state.gamma:.3g})/(2 * {state.data_error:.3g}) left [{lo:g}, {hi:g}]. "
+                f"beta ran to {'infinity' if not b_new < hi else 0}: the re-estimate "
+                f"{'(N - gamma)' if rule == 'mackay' else 'N'}/(2 E_D) = "
+                f"({N}{f' - {state.gamma:.3g}' if rule == 'mackay' else ''})/(2 * {state.data_error:.3g}) "
+                f"left [{lo:g}, {hi:g}]. "
                 + ("The model interpolates the data (E_D -> 0), so the inferred noise vanishes."
                    if not b_new < hi else
                    "N - gamma is not positive: there are at least as many well-determined "
@@ -276,13 +347,14 @@ def evidence_reestimation(
             )
         return ReestimationStep(new=(a_new, b_new), record=record, notes=tuple(notes))
 
-    run = reestimate(update, (alpha, beta), tol, max_iter, name="evidence_reestimation")
+    name = "evidence_reestimation" if rule == "mackay" else "cheap_reestimation"
+    run = reestimate(update, (alpha, beta), tol, max_iter, name=name, stacklevel=3)
     col = run.column
     return EvidenceRun(
         alpha=col("alpha"), beta=col("beta"), gamma=col("gamma"), log_evidence=col("logev"),
         log_occam=col("occam"), log_evidence_exact=col("exact"), means=col("m"), covs=col("C"),
         final=run.history[-1]["state"], symmetry_factor=symmetry_factor, converged=run.converged,
-        tol_reached=run.tol_reached, notes=run.notes, n_data=N,
+        tol_reached=run.tol_reached, notes=run.notes, n_data=N, rule=rule,
     )
 
 
@@ -341,5 +413,5 @@ def evidence_grid(post, log_alpha, log_beta, refine: bool = True) -> EvidenceGri
     return EvidenceGrid(la, lb, table, float(math.exp(best[0])), float(math.exp(best[1])), best_val)
 
 
-__all__ = ["EvidenceGrid", "EvidenceRun", "EvidenceState", "evidence_grid", "evidence_reestimation",
-           "laplace_evidence"]
+__all__ = ["EvidenceGrid", "EvidenceRun", "EvidenceState", "cheap_reestimation", "evidence_grid",
+           "evidence_reestimation", "laplace_evidence"]

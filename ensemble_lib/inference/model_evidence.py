@@ -16,6 +16,11 @@ carries ``ln(H! 2^H)`` (§4.1) when the run was made with that symmetry factor: 
 is its own "model" (§4.1). The default widths are those of the precisions the library allows,
 ``W = ln(1e8/1e-8)`` (:data:`~ensemble_lib.core.validation.PRECISION_RANGE`).
 
+**Error bars on ln α, drawn against the exact curve** (:func:`log_alpha_posterior`). Eq. (25)'s
+``σ²_{ln α|D} ≈ 2/γ`` is a Gaussian approximation of ``P(ln α | D, β) ∝ P(D | α, β)`` (flat prior on
+ln α) from its curvature at the maximum. For a linear model the curve is exact in closed form, so
+its exact curvature and its exact posterior s.d. (by quadrature) can be set beside 2/γ.
+
 Symbols → code: W_α, W_β → ``log_alpha_width``, ``log_beta_width``.
 """
 
@@ -28,11 +33,13 @@ import numpy as np
 from scipy import optimize
 
 from ..core import validation as check
+from ..models.linear import LinearGaussianPosterior
 from .hyperparameters import GammaHyperprior
 
 #: default width of the flat prior over ln α and over ln β: the library's precision range
 DEFAULT_LOG_WIDTH = math.log(check.PRECISION_RANGE[1] / check.PRECISION_RANGE[0])
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+_LOG_LIMIT = math.log(check.PRECISION_RANGE[1])
 
 
 @dataclass(frozen=True)
@@ -181,4 +188,101 @@ def exact_log_evidence(post, prior, half_width: float = 8.0, n_grid: int = 161) 
     return float(m + math.log(val))
 
 
-__all__ = ["ModelEvidence", "exact_log_evidence", "model_log_evidence"]
+@dataclass(frozen=True)
+class LogAlphaPosterior:
+    """The exact posterior of ln α at fixed β (flat prior on ln α), beside MacKay's (25).
+
+    ``density[i]`` is p(ln α = ``log_alpha[i]`` | D, β), normalised by the trapezoidal rule over the
+    grid; ``mode`` its maximiser (polished), ``mean`` and ``sd`` its moments by quadrature;
+    ``curvature_sd`` = (−∂² ln P(D|α,β)/∂(ln α)²)^(−1/2) at the mode (exact, closed form);
+    ``gamma`` = γ (23) at the mode and ``mackay_sd`` = √(2/γ) (MacKay (25)); ``log_beta`` the ln β held.
+    """
+
+    log_alpha: np.ndarray
+    density: np.ndarray
+    log_beta: float
+    mode: float
+    mean: float
+    sd: float
+    curvature_sd: float
+    gamma: float
+    mackay_sd: float
+
+
+def log_alpha_posterior(post, log_alpha_range=(-_LOG_LIMIT, _LOG_LIMIT), n_grid: int = 4001) -> LogAlphaPosterior:
+    """The exact p(ln α | D, β) of a linear model at its own β, its moments and the width of MacKay (25).
+
+    Parameters
+    ----------
+    post : LinearGaussianPosterior
+        The model and data; its ``beta`` is held fixed (pass the posterior at β_MP to hold β at
+        its optimum). Its ``alpha`` is not used.
+    log_alpha_range : (float, float)
+        The flat prior's support in ln α, within the library's precision range
+        ``[ln 1e-8, ln 1e8]`` (the default: all of it). As α → ∞ the evidence tends to that of the
+        model with no weights, a positive constant, so the density is only proper on a finite range.
+    n_grid : int
+        Trapezoid nodes over the range, in [101, 200 001].
+
+    Returns
+    -------
+    LogAlphaPosterior
+
+    Raises
+    ------
+    ValueError
+        If ``post`` is not a linear model, or the range or ``n_grid`` are outside their bounds.
+
+    Notes
+    -----
+    With λ_i the eigenvalues of ΦᵀΦ, ``d_i = α + βλ_i`` and the weights ``w_i = βb_i/d_i`` in the
+    eigenbasis (``b = QᵀΦᵀt``), ``L(ln α) = ln P(D|α,β)`` (:func:`log_evidence_on_grid`) has
+
+    .. math::
+        \\frac{\\partial L}{\\partial\\ln\\alpha} = \\tfrac12(\\gamma - \\alpha\\textstyle\\sum w_i^2),\\qquad
+        \\frac{\\partial^2 L}{\\partial(\\ln\\alpha)^2} = -\\tfrac12\\sum_i\\frac{\\alpha\\beta\\lambda_i}{d_i^2}
+            - \\tfrac12\\alpha\\sum_i w_i^2 + \\alpha^2\\sum_i\\frac{w_i^2}{d_i},
+
+    so at the maximum (αΣw² = γ, MacKay (22)) the curvature is ``−γ/2`` plus two terms that MacKay's
+    (25) drops; they vanish when every eigendirection is either well determined (βλ_i ≫ α) or not
+    at all (βλ_i ≪ α). MacKay (1995), "Probable networks", eqs (22)–(25).
+    """
+    post = check.posterior("post", post)
+    if not isinstance(post, LinearGaussianPosterior):
+        raise ValueError(f"post must be a LinearGaussianPosterior, got {type(post).__name__}")
+    try:
+        lo, hi = (float(x) for x in log_alpha_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"log_alpha_range must be a pair (low, high) of numbers, got {log_alpha_range!r}") from None
+    if not (-_LOG_LIMIT <= lo < hi <= _LOG_LIMIT):
+        raise ValueError(f"log_alpha_range must satisfy {-_LOG_LIMIT:.4g} <= low < high <= {_LOG_LIMIT:.4g}, "
+                         f"got {log_alpha_range!r}")
+    n_grid = check.integer("n_grid", n_grid, low=101, high=200_001)
+    lb = np.array([math.log(post.beta)])
+    la = np.linspace(lo, hi, n_grid)
+    L = log_evidence_on_grid(post, la, lb)[:, 0]
+    i = int(np.argmax(L))
+    j0, j1 = max(i - 1, 0), min(i + 1, n_grid - 1)
+    res = optimize.minimize_scalar(lambda a: -float(log_evidence_on_grid(post, np.array([a]), lb)[0, 0]),
+                                   bounds=(la[j0], la[j1]), method="bounded", options={"xatol": 1e-10})
+    mode = float(res.x) if -res.fun >= L[i] else float(la[i])
+    lam, Qm = np.linalg.eigh(post.Phi.T @ post.Phi)
+    lam = np.clip(lam, 0.0, None)
+    b = Qm.T @ (post.Phi.T @ post.t)
+    alpha, beta = math.exp(mode), post.beta
+    d = alpha + beta * lam
+    w2 = (beta * b / d) ** 2
+    gamma = float(np.sum(beta * lam / d))
+    curv = float(-0.5 * np.sum(alpha * beta * lam / d**2) - 0.5 * alpha * np.sum(w2) + alpha**2 * np.sum(w2 / d))
+    p = np.exp(L - L[i])
+    p /= np.trapezoid(p, la)
+    mean = float(np.trapezoid(p * la, la))
+    sd = math.sqrt(float(np.trapezoid(p * (la - mean) ** 2, la)))
+    return LogAlphaPosterior(
+        log_alpha=la, density=p, log_beta=float(lb[0]), mode=mode, mean=mean, sd=sd,
+        curvature_sd=1.0 / math.sqrt(-curv) if curv < 0 else math.inf, gamma=gamma,
+        mackay_sd=math.sqrt(2.0 / gamma) if gamma > 0 else math.inf,
+    )
+
+
+__all__ = ["LogAlphaPosterior", "ModelEvidence", "exact_log_evidence", "log_alpha_posterior", "model_log_evidence"]

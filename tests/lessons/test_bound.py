@@ -54,5 +54,6 @@ def test_comparison_table_exact_maximiser_is_best(comp):
 
 def test_write_figures_writes_the_committed_figures(tmp_path):
     made = assert_writes_the_committed_files(write_figures, tmp_path,
-                                             ["bound_fig1.png", "hyperparameter_trajectories.png"])
+                                             ["bound_fig1.png", "hyperparameter_trajectories.png",
+                                              "cheap_reestimation.png"])
     assert all(x.stat().st_size > 10_000 for x in made)

@@ -11,13 +11,15 @@ from _claims import sentence
 from sklearn.linear_model import BayesianRidge
 
 from ensemble_lib import LinearGaussianPosterior
-from ensemble_lib.inference.evidence import evidence_reestimation
+from ensemble_lib.inference.evidence import cheap_reestimation, evidence_grid, evidence_reestimation
+from ensemble_lib.inference.hyperparameters import GammaHyperprior, gamma_updates
+from ensemble_lib.inference.model_evidence import log_evidence_on_grid
 from ensemble_lib.inference.toy_fits import fit_all
 from ensemble_lib.lessons import bound as bl
 from ensemble_lib.models.toy import kl_by_quadrature
 
 NB = "03_bound_and_hyperparameters.ipynb"
-PRIOR = bl.GammaHyperprior(a=0.25, b=400.0, c=0.05, d=2000.0)
+PRIOR = GammaHyperprior(a=0.25, b=400.0, c=0.05, d=2000.0)
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +128,130 @@ def test_the_printed_31_roughly_halves_alpha_bar(comp):
     k = comp.posterior.dim
     right = (k / 2 + PRIOR.a) / (ww / 2 + 1 / PRIOR.b)
     printed = (k / 2 + PRIOR.a) / (ww + 1 / PRIOR.b)
-    R, _ = bl.gamma_updates(comp.posterior, run.mean, run.cov, PRIOR)
+    R, _ = gamma_updates(comp.posterior, run.mean, run.cov, PRIOR)
     assert R.mean == pytest.approx(right, rel=1e-12)
     assert 0.45 < printed / right < 0.55
+
+
+# --- §5: cheap and cheerful re-estimation (MacKay §9.1) and the error bars on ln α (eq. 25) ---------------
+
+
+@pytest.fixture(scope="module")
+def cheap():
+    return bl.cheap_comparison()
+
+
+@pytest.fixture(scope="module")
+def errorbars():
+    return bl.log_alpha_cases()
+
+
+def test_section5_describes_its_model(cheap):
+    sentence(NB, "Gaussian bumps fitted to 30 noisy points of $\\sin 2\\pi x$ on $[0, 1]$, five bumps over the data")
+    sentence(NB, "Each far bump adds one parameter the data do not determine: $k$ grows, $\\gamma$ does not")
+    post = bl.bumps_posterior(0)
+    assert post.Phi.shape == (30, 5)
+    assert np.ptp(cheap.gamma) < 1e-3 * cheap.gamma[0] and np.all(np.diff(cheap.k) == 2)
+
+
+def test_mackay_does_not_move_and_equals_the_exact_maximiser(cheap):
+    sentence(NB, "MacKay's $\\alpha$, $\\beta$ and $\\gamma$ do not move as far bumps are added")
+    sentence(NB, "they agree with the exact maximiser to at least four significant digits")
+    for x in (cheap.alpha_mackay, cheap.beta_mackay, cheap.gamma):
+        assert np.ptp(x) < 1e-3 * x[0]
+    # the exact maximiser recomputed on a finer grid, independently of the sweep's own 5 x 5 one
+    for i in (0, len(cheap.n_far) - 1):
+        post = bl.bumps_posterior(int(cheap.n_far[i]))
+        g = evidence_grid(post, np.linspace(-3, 3, 13), np.linspace(1, 6, 11))
+        assert g.alpha_max == pytest.approx(cheap.alpha_mackay[i], rel=1e-4)
+        assert g.beta_max == pytest.approx(cheap.beta_mackay[i], rel=1e-4)
+    np.testing.assert_allclose(cheap.alpha_exact, cheap.alpha_mackay, rtol=1e-4)
+
+
+def test_cheap_agrees_when_gamma_is_close_to_k(cheap):
+    said = sentence(NB, "With no far bumps $k - \\gamma = 0.36$ and the cheap rule is within 8 % of the exact "
+                        "$\\alpha$")
+    assert "within 20 % in $\\beta$" in said
+    assert f"{cheap.poorly_determined[0]:.2f}" == "0.36"
+    assert 1 < cheap.alpha_cheap[0] / cheap.alpha_exact[0] < 1.08
+    assert 1 < cheap.beta_cheap[0] / cheap.beta_exact[0] < 1.20
+    # the β gap is N/(N − γ) to first order
+    assert cheap.beta_cheap[0] / cheap.beta_exact[0] == pytest.approx(30 / (30 - cheap.gamma[0]), rel=0.02)
+
+
+def test_cheap_overshoots_by_more_than_k_over_gamma(cheap):
+    said = sentence(NB, "with 8 far bumps it is 3.08 times the exact $\\alpha$, where $k/\\gamma = 2.80$")
+    assert "once far bumps are added the cheap $\\alpha$ overshoots by more than the first-order factor" in said
+    i = int(np.flatnonzero(cheap.n_far == 8)[0])
+    ratio, first = cheap.alpha_cheap[i] / cheap.alpha_exact[i], cheap.k[i] / cheap.gamma[i]
+    assert f"{ratio:.2f}" in said and f"{first:.2f}" in said and ratio > first
+    ok = cheap.cheap_converged & (cheap.n_far > 0)
+    assert np.all(cheap.alpha_cheap[ok] / cheap.alpha_exact[ok] > cheap.k[ok] / cheap.gamma[ok])
+
+
+def test_cheap_is_singular_from_24_far_bumps(cheap):
+    said = sentence(NB, "From 24 far bumps on it has no fixed point")
+    assert "each step raises $\\alpha$" in said
+    assert cheap.n_far[cheap.first_singular] == 24 and not cheap.cheap_converged[cheap.first_singular:].any()
+    assert cheap.cheap_converged[:cheap.first_singular].all()
+    # 23 (not in the sweep) still has one, so 24 is the first
+    assert cheap_reestimation(bl.bumps_posterior(23), tol=1e-10, max_iter=5000).converged
+    # "alpha sum w_MP(alpha)^2 stays below k for every alpha" at the cheap beta's end state: a scan in ln(alpha/beta)
+    post = bl.bumps_posterior(24)
+    lam, Q = np.linalg.eigh(post.Phi.T @ post.Phi)
+    b = Q.T @ (post.Phi.T @ post.t)
+    for log_r in np.linspace(-12, 12, 241):  # w_MP depends on r = alpha/beta only; the cheap pair needs
+        r = math.exp(log_r)                   # alpha = k/sum w^2 and beta = N/|res|^2 with alpha/beta = r
+        w = b / (lam + r)
+        res2 = float(post.t @ post.t - 2 * (b @ w) + w @ (lam * w))
+        assert r * post.n_data / res2 * float(w @ w) < post.dim  # alpha sum w^2 < k wherever beta is cheap's
+
+
+def test_section5_holds_beta_at_its_optimum_with_a_flat_prior(errorbars):
+    sentence(NB, "with $\\beta$ **held at its optimum** $\\beta_{MP}$, normalised as a density in $\\ln\\alpha$ "
+                 "(flat prior on $\\ln\\alpha$ over the library's range $10^{-8}$ to $10^{8}$)")
+    for c in errorbars.values():
+        r = c.posterior
+        assert r.log_alpha[0] == pytest.approx(math.log(1e-8)) and r.log_alpha[-1] == pytest.approx(math.log(1e8))
+        run = evidence_reestimation(bl.bumps_posterior(0, **bl.ERRORBAR_CASES[c.name]), tol=1e-12, max_iter=5000)
+        assert r.log_beta == pytest.approx(math.log(run.beta_final), abs=1e-9)
+
+
+def test_eq25_within_10_percent_when_gamma_is_large(errorbars):
+    said = sentence(NB, "With $\\gamma = 15.4$ the width of (25) is within 10 % of the exact posterior's s.d. "
+                        "(0.360 against 0.396)")
+    r = errorbars["large"].posterior
+    assert f"{r.gamma:.1f}" == "15.4" and f"{r.mackay_sd:.3f}" in said and f"{r.sd:.3f}" in said
+    assert abs(r.mackay_sd / r.sd - 1) < 0.10
+    assert f"gives {r.curvature_sd:.3f}" in sentence(NB, "and the exact curvature at the peak gives 0.390")
+
+
+def test_eq25_a_third_too_narrow_when_gamma_is_small(errorbars):
+    said = sentence(NB, "With $\\gamma = 1.82$, (25) is a third too narrow (1.05 against 1.56)")
+    r = errorbars["small"].posterior
+    assert f"{r.gamma:.2f}" == "1.82" and f"{r.mackay_sd:.2f}" in said and f"{r.sd:.2f}" in said
+    assert 0.6 < r.mackay_sd / r.sd < 0.72
+    # skewed: a long tail to small alpha (mean below the mode) and a plateau towards large alpha
+    assert r.mean < r.mode - 0.2
+    top = r.density.max()
+    assert r.density[-1] > 1e-5 * top  # the no-weights model's evidence: no Gaussian tail at ln alpha = ln 1e8
+    assert errorbars["small"].k == 2 and errorbars["small"].n_data == 20
+    assert errorbars["large"].k == 30 and errorbars["large"].n_data == 200
+
+
+def test_eq25_for_ln_beta_within_4_percent_in_both_regimes():
+    said = sentence(NB, "at $\\alpha_{MP}$, $N - \\gamma$ is 18.2 and 184.6, and "
+                        "$\\sigma_{\\ln\\beta}\\simeq\\sqrt{2/(N-\\gamma)}$ is within 4 % of the exact s.d.")
+    for name in ("small", "large"):
+        post = bl.bumps_posterior(0, **bl.ERRORBAR_CASES[name])
+        run = evidence_reestimation(post, tol=1e-12, max_iter=5000)
+        n_minus = post.n_data - run.gamma_final
+        assert f"{n_minus:.1f}" in said
+        lb = math.log(run.beta_final) + np.linspace(-8.0, 8.0, 16001)
+        L = log_evidence_on_grid(post, np.array([math.log(run.alpha_final)]), lb)[0]
+        p = np.exp(L - L.max())
+        assert p[0] < 1e-12 and p[-1] < 1e-12
+        p /= np.trapezoid(p, lb)
+        m = np.trapezoid(p * lb, lb)
+        sd = math.sqrt(np.trapezoid(p * (lb - m) ** 2, lb))
+        assert abs(math.sqrt(2 / n_minus) / sd - 1) < 0.04

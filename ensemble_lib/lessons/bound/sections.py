@@ -1,4 +1,4 @@
-"""Lesson 3: the bound ln P(D) = F[Q] + KL(Q‖P) and hyperparameter iterations on the toy.
+"""Lesson 3, §1–4: the bound ln P(D) = F[Q] + KL(Q‖P) and hyperparameter iterations on the toy.
 
 Barber & Bishop (1998), §2 eqs (15)–(16) and Fig. 1; §2.2 eqs (27)–(38);
 MacKay (1995), "Probable networks", §3 eqs (18)–(25).
@@ -36,19 +36,17 @@ from pathlib import Path
 import ipywidgets as w
 import numpy as np
 
-from ..core import validation as check
-from ..inference.evidence import EvidenceGrid, EvidenceRun, evidence_grid, evidence_reestimation
-from ..inference.hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters, gamma_updates
-from ..models.linear import LinearGaussianPosterior
-from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, real
-from ..ui.plotting import (COLORS, HATCHES, LABELS, STYLE_ALIASES, new_figure, plot_gaussian_ellipses, save_figure,
+from ...core import validation as check
+from ...inference.evidence import EvidenceGrid, EvidenceRun, evidence_grid, evidence_reestimation
+from ...inference.hyperparameters import GammaHyperprior, HyperparameterRun, fit_hyperparameters
+from ...ui.plotting import (COLORS, HATCHES, LABELS, STYLE_ALIASES, new_figure, plot_gaussian_ellipses, save_figure,
                            style, plot_posterior_contours, update_gaussian_ellipses)
-from ..models.toy import PosteriorGrid, ToyPosterior
-from ..models.toy import PAPER_PRESET, make_posterior
-from ..inference.toy_fits import ToyFits, fit_all
-from ..core.progress import report
-from ..ui.panel import FigurePanel
-from ..ui.tables import Table
+from ...models.toy import PosteriorGrid, ToyPosterior
+from ...models.toy import PAPER_PRESET, make_posterior
+from ...inference.toy_fits import ToyFits, fit_all
+from ...core.progress import report
+from ...ui.panel import FigurePanel
+from ...ui.tables import Table
 
 #: Largest |correlation| offered by the slider (Q stays positive definite).
 RHO_MAX = 0.999
@@ -643,126 +641,8 @@ def write_figures(outdir) -> list[Path]:
     return [p1, p2]
 
 
-# ---------------------------------------------------------------------------
-# The exercises (ensemble_lib.ui.exercises): checks that answer back with a hint
-# ---------------------------------------------------------------------------
-
-#: the lesson's hyperprior (Barber & Bishop's broad Boston choice) and Gaussians the checks try
-BOSTON_PRIOR = GammaHyperprior(a=0.25, b=400.0, c=0.05, d=2000.0)
-_Q_CASES = ((np.array([0.2, -1.4]), np.array([[0.01, -0.02], [-0.02, 0.3]])),
-            (np.array([-0.5, 0.3]), np.diag([0.2, 0.05])), (np.array([1.0, 2.0, -1.0]), 0.1 * np.eye(3)))
-_PRIORS = (BOSTON_PRIOR, GammaHyperprior(a=2.0, b=0.5, c=1.0, d=1.0))
-
-
-def _check_q1(ex1_panel, can_beat_full):
-    if not isinstance(ex1_panel, BoundPanel):
-        raise AnswerError(f"ex1_panel must be a BoundPanel, got {type(ex1_panel).__name__}")
-    beat = boolean("can_beat_full", can_beat_full)
-    lap = ex1_panel.fits.laplace
-    v = ex1_panel.values()
-    if abs(v["mean_u"] - lap.mean[0]) > 0.011 or abs(v["mean_v"] - lap.mean[1]) > 0.011:
-        return ("keep Q's mean at Laplace's mode: snap the panel to Laplace (ex1_panel.snap(\"laplace\")), "
-                "then move only the s.d. of v and the correlation.")
-    st = ex1_panel.compute(**v)
-    if not st.kl < 0.5 * lap.kl:
-        return (f"KL is {st.kl:.3g} nats, Laplace's is {lap.kl:.3g}: shrink the s.d. of v further and bring "
-                "the correlation towards 0 until KL is below half of Laplace's.")
-    if beat:
-        return ("the full-KL fit minimises KL over every Gaussian the sliders can make: snap to 'KL, full' "
-                "and try; does any slider move lower its KL?")
-    return None
-
-
-def _wrong_q1(ns):
-    panel = BoundPanel(ns["post"])  # opens at the full-KL fit: not at Laplace's mode
-    return {"ex1_panel": panel, "can_beat_full": True}
-
-
-def _check_q2(alpha_update, alpha_update_printed):
-    f = function("alpha_update", alpha_update, "alpha_update(w_bar, C, a, b)")
-    g = function("alpha_update_printed", alpha_update_printed, "alpha_update_printed(w_bar, C, a, b)")
-    for m, C in _Q_CASES:
-        ww = float(m @ m + np.trace(C))
-        for prior in _PRIORS:
-            R, _ = gamma_updates(_alpha_part(len(m)), m, C, prior, expected_data_error=0.0)
-            if not close(real("alpha_update(...)", f(m, C, prior.a, prior.b)), R.mean, 1e-9):
-                return ("collect the α terms of (35): (k/2 + a − 1) ln α − α[½(‖w̄‖² + Tr C) + 1/b] is the log of "
-                        "a Gamma of shape r and scale s; its mean is r s.")
-            printed = (len(m) / 2 + prior.a) / (ww + 1 / prior.b)  # the printed −α‖w‖² of (31)
-            if not close(real("alpha_update_printed(...)", g(m, C, prior.a, prior.b)), printed, 1e-9):
-                return "redo the same collection with the printed ln p(w|α) = −α‖w‖² + (k/2) ln α: what doubles?"
-    return None
-
-
-def _wrong_q2(ns):
-    # the two swapped: the printed (31) taken as the right one, and the ½ dropped from the other
-    def right(m, C, a, b):
-        return (len(m) / 2 + a) / ((m @ m + np.trace(C)) / 2 + 1 / b)
-
-    return {"alpha_update": lambda m, C, a, b: (len(m) / 2 + a) / (m @ m + np.trace(C) + 1 / b),
-            "alpha_update_printed": right}
-
-
-def _alpha_part(k):
-    """A posterior of ``k`` weights for :func:`gamma_updates`' α update, which reads only k (its β
-    update, given ⟨E_D⟩ = 0 here, is not used)."""
-    return LinearGaussianPosterior(np.eye(k), np.zeros(k), 1.0, 1.0)
-
-
-def _flat_case():
-    rng = np.random.default_rng(29)
-    X = rng.normal(size=(40, 3))
-    y = X @ np.array([0.8, -0.3, 0.0]) + 0.4 * rng.normal(size=40)
-    return LinearGaussianPosterior(X, y, 1.0, 1.0)
-
-
-def _check_q3(alpha_em, same_fixed_point):
-    f = function("alpha_em", alpha_em, "alpha_em(w_bar, C)")
-    same = boolean("same_fixed_point", same_fixed_point)
-    flat = GammaHyperprior(1e-12, 1e12, 1e-12, 1e12)
-    for m, C in _Q_CASES:
-        R, _ = gamma_updates(_alpha_part(len(m)), m, C, flat, expected_data_error=0.0)
-        if not close(real("alpha_em(...)", f(m, C)), R.mean, 1e-6):
-            return ("let a → 0 and b → ∞ in ᾱ = (k/2 + a)/(½(‖w̄‖² + Tr C) + 1/b): Q's covariance stays in "
-                    "⟨‖w‖²⟩ = ‖w̄‖² + Tr C.")
-    lin = _flat_case()
-    ens = fit_hyperparameters(lin, flat, tol=1e-12, max_iter=2000)
-    mk = evidence_reestimation(lin, tol=1e-12)
-    agree = close(ens.alpha_final, mk.alpha_final, 1e-6) and close(ens.beta_final, mk.beta_final, 1e-6)
-    if same != agree:
-        return ("run fit_hyperparameters with the flat GammaHyperprior(1e-12, 1e12, 1e-12, 1e12) and "
-                "evidence_reestimation on a LinearGaussianPosterior and compare their final α and β.")
-    return None
-
-
-def _wrong_q3(ns):
-    return {"alpha_em": lambda m, C: len(m) / (m @ m), "same_fixed_point": False}  # Tr C forgotten
-
-
-def _check_q4(ex4_panel, ensemble_alpha_larger):
-    if not isinstance(ex4_panel, HyperIterationPanel):
-        raise AnswerError(f"ex4_panel must be a HyperIterationPanel, got {type(ex4_panel).__name__}")
-    larger = boolean("ensemble_alpha_larger", ensemble_alpha_larger)
-    v = ex4_panel.values()
-    comp = ex4_panel.comp
-    if v["method"] != "evidence" or v["iteration"] != comp.evidence.n_iter - 1:
-        return "leave the panel on MacKay's method at its last iteration (the slider's right end)."
-    if larger != (comp.ensemble.alpha_final > comp.grid.alpha_max):
-        return ("compare the ensemble's final ᾱ (the panel's last ensemble iteration) with the exact "
-                "maximiser's α in the table of §4.")
-    return None
-
-
-def _wrong_q4(ns):
-    panel = HyperIterationPanel(ns["comp"])  # left at iteration 0 of the ensemble
-    return {"ex4_panel": panel, "ensemble_alpha_larger": not (ns["comp"].ensemble.alpha_final
-                                                              > ns["comp"].grid.alpha_max)}
-
-
-#: lesson 3's exercises (the notebook's ``check("q1")``; otter's tests call the same checks)
-EXERCISES = ExerciseSet("03_bound_and_hyperparameters.ipynb", (
-    Exercise("q1", ("ex1_panel", "can_beat_full"), _check_q1, _wrong_q1, uses_panel="bound_panel"),
-    Exercise("q2", ("alpha_update", "alpha_update_printed"), _check_q2, _wrong_q2),
-    Exercise("q3", ("alpha_em", "same_fixed_point"), _check_q3, _wrong_q3),
-    Exercise("q4", ("ex4_panel", "ensemble_alpha_larger"), _check_q4, _wrong_q4, uses_panel="iteration_panel"),
-))
+__all__ = ["BoundDecomposition", "BoundPanel", "HyperIterationPanel", "HyperparameterComparison", "IterationState",
+           "LOG10_SD_RANGE", "METHOD_COLORS", "METHOD_STYLES", "RHO_MAX", "SNAP_CHOICES", "bound_decomposition",
+           "bound_figure", "compare_hyperparameters", "decomposition_table", "gaussian_from_sliders",
+           "iteration_notes", "make_toy", "plot_bound_bars", "plot_trajectories", "sliders_from_gaussian",
+           "trajectories_figure", "update_bound_bars", "write_figures"]

@@ -1,0 +1,42 @@
+"""Lesson 3: the lower bound, and learning α and β — ensemble learning vs MacKay's evidence.
+
+Barber & Bishop (1998), §2 eqs (15)–(16), Fig. 1 and §2.2 eqs (27)–(38); MacKay (1995),
+"Probable networks", §3 eqs (18)–(25) and §9.1.
+
+One module per part, in the notebook's order (``notebooks/03_bound_and_hyperparameters.ipynb``):
+
+==========================  =====================================================================
+module                      topic
+==========================  =====================================================================
+:mod:`.sections`            §1–4 on the toy: the bound and KL(Q‖P) (:class:`BoundPanel`), the
+                            Gamma-hyperprior and evidence iterations beside the exact maximiser
+                            (:class:`HyperIterationPanel`) and their two figures
+:mod:`.hyper_reestimation`  §5 on a linear model: cheap and cheerful re-estimation (MacKay §9.1)
+                            and the error bars on ln α (MacKay (25)) against the exact curve
+:mod:`.exercises`           the lesson's exercises and their checks (:data:`EXERCISES`)
+:mod:`.figures`             :func:`write_figures`: ``bound_fig1.png``, ``hyperparameter_trajectories.png``,
+                            ``cheap_reestimation.png``
+==========================  =====================================================================
+
+Every public name is re-exported here, so ``from ensemble_lib.lessons.bound import X`` works for each.
+"""
+
+from .exercises import BOSTON_PRIOR, EXERCISES
+from .figures import write_figures
+from .hyper_reestimation import (CHEAP_CASE, ERRORBAR_CASES, FAR_COUNTS, CheapComparison, LogAlphaCase,
+                                 bumps_posterior, cheap_comparison, cheap_table, log_alpha_cases, log_alpha_table,
+                                 plot_cheap, plot_log_alpha, reestimation_figure)
+from .sections import (LOG10_SD_RANGE, METHOD_COLORS, METHOD_STYLES, RHO_MAX, SNAP_CHOICES, BoundDecomposition,
+                       BoundPanel, HyperIterationPanel, HyperparameterComparison, IterationState, bound_decomposition,
+                       bound_figure, compare_hyperparameters, decomposition_table, gaussian_from_sliders,
+                       iteration_notes, make_toy, plot_bound_bars, plot_trajectories, sliders_from_gaussian,
+                       trajectories_figure, update_bound_bars)
+
+__all__ = ["BOSTON_PRIOR", "CHEAP_CASE", "ERRORBAR_CASES", "EXERCISES", "FAR_COUNTS", "LOG10_SD_RANGE",
+           "METHOD_COLORS", "METHOD_STYLES", "RHO_MAX", "SNAP_CHOICES", "BoundDecomposition", "BoundPanel",
+           "CheapComparison", "HyperIterationPanel", "HyperparameterComparison", "IterationState", "LogAlphaCase",
+           "bound_decomposition", "bound_figure", "bumps_posterior", "cheap_comparison", "cheap_table",
+           "compare_hyperparameters", "decomposition_table", "gaussian_from_sliders", "iteration_notes",
+           "log_alpha_cases", "log_alpha_table", "make_toy", "plot_bound_bars", "plot_cheap", "plot_log_alpha",
+           "plot_trajectories", "reestimation_figure", "sliders_from_gaussian", "trajectories_figure",
+           "update_bound_bars", "write_figures"]
