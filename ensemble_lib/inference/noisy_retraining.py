@@ -118,12 +118,12 @@ def retrain(post, prior_mean, start) -> tuple[np.ndarray, int, bool]:
     start = _weights(post, start, "start")
     am = post.alpha * m
 
-    def fun(w):  # −ln P*(w) + α mᵀw = βE_D + (α/2)‖w − m‖² − (α/2)‖m‖²
-        return -float(post.log_unnorm(w)) + float(am @ w)
+    def fun(w):  # −ln P*(w) − α mᵀw = βE_D + (α/2)‖w − m‖² − (α/2)‖m‖²
+        return -float(post.log_unnorm(w)) - float(am @ w)
 
-    res = optimize.minimize(fun, start, jac=lambda w: -post.grad(w) + am, hess=lambda w: -post.hessian(w),
+    res = optimize.minimize(fun, start, jac=lambda w: -post.grad(w) - am, hess=lambda w: -post.hessian(w),
                             method="trust-exact", options={"gtol": RETRAIN_GTOL, "maxiter": 500})
-    return res.x, int(res.nit), bool(np.max(np.abs(-post.grad(res.x) + am)) <= CONVERGED_GRAD)
+    return res.x, int(res.nit), bool(np.max(np.abs(-post.grad(res.x) - am)) <= CONVERGED_GRAD)
 
 
 def noisy_retraining(post, w_star, n_draws: int = 12, *, rng: np.random.Generator, sigma_nu=None,
