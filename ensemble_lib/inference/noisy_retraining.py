@@ -111,7 +111,8 @@ def retrain(post, prior_mean, start) -> tuple[np.ndarray, int, bool]:
 
     Returns ``(w, iterations, converged)``: trust-region Newton with the exact gradient and
     Hessian (``scipy.optimize.minimize(method="trust-exact")``), to a gradient of
-    :data:`RETRAIN_GTOL`; converged if it stops with max|∇| ≤ :data:`CONVERGED_GRAD`. ``prior_mean`` m and ``start`` are finite vectors of length k.
+    :data:`RETRAIN_GTOL`; converged if it stops with max|∇| ≤ :data:`CONVERGED_GRAD`.
+    ``prior_mean`` m and ``start`` are finite vectors of length k.
     """
     post = check.posterior("post", post)
     m = _weights(post, prior_mean, "prior_mean")
@@ -188,5 +189,5 @@ def predictive_spread(outputs, noise_var: float = 0.0) -> tuple[np.ndarray, np.n
     return Y.mean(axis=0), np.sqrt(Y.var(axis=0, ddof=1) + noise_var)
 
 
-__all__ = ["CONVERGED_GRAD", "RETRAIN_GTOL", "RetrainingDraws", "noisy_retraining", "predictive_spread", "residual_noise_sd",
-           "retrain", "with_targets"]
+__all__ = ["CONVERGED_GRAD", "RETRAIN_GTOL", "RetrainingDraws", "noisy_retraining", "predictive_spread",
+           "residual_noise_sd", "retrain", "with_targets"]
