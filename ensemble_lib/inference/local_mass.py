@@ -188,6 +188,9 @@ def toy_posterior_on_ridge_grid(post: ToyPosterior, n: int = 801, z_max: float =
 def toy_local_mass(post: ToyPosterior, quadrant=(-1, -1), n: int = 801) -> LocalMass:
     """Exact mass of one toy mode's basin beside Laplace's estimates (module docstring).
 
+    MacKay §4.1: each local peak is a model whose evidence is its basin's posterior mass; Laplace's
+    Gaussian at the mode estimates it.
+
     Parameters
     ----------
     post : ToyPosterior

@@ -109,6 +109,9 @@ def _weights(post, w, name):
 def retrain(post, prior_mean, start) -> tuple[np.ndarray, int, bool]:
     """Minimise βE_D(w) + (α/2)‖w − m‖² (``post``'s own targets, α and β) from ``start``.
 
+    One retraining of MacKay §9.2 (iii): the targets already perturbed (:func:`with_targets`), the
+    prior's mean ``prior_mean``.
+
     Returns ``(w, iterations, converged)``: trust-region Newton with the exact gradient and
     Hessian (``scipy.optimize.minimize(method="trust-exact")``), to a gradient of
     :data:`RETRAIN_GTOL`; converged if it stops with max|∇| ≤ :data:`CONVERGED_GRAD`.
@@ -130,6 +133,8 @@ def retrain(post, prior_mean, start) -> tuple[np.ndarray, int, bool]:
 def noisy_retraining(post, w_star, n_draws: int = 12, *, rng: np.random.Generator, sigma_nu=None,
                      perturb_prior: bool = True) -> RetrainingDraws:
     """MacKay's cheap posterior samples: ``n_draws`` networks retrained on noise-perturbed targets.
+
+    MacKay §9.2 (i)–(v), with the perturbed prior mean of its last paragraph (module docstring).
 
     Parameters
     ----------

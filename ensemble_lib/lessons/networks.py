@@ -39,6 +39,7 @@ from ..ui.exercises import (AnswerError, Exercise, ExerciseSet, boolean, close, 
 from ..ui.panel import FigurePanel
 from ..ui.plotting import COLORS, bar_style, new_figure, replace_artists, save_figure, style
 from ..ui.tables import TextTable
+from .network_retraining import RETRAINING_EXERCISE
 
 #: the demo's names a lesson-4 reader finds here (they live in :mod:`ensemble_lib.studies.network_demo`)
 __all__ = ["H_RANGE", "S_RANGE", "LOG10_ALPHA_RANGE", "DEMO_NOISE_SD", "DEMO_BETA", "DEMO_DEFAULTS", "DEMO_SEED",
@@ -607,4 +608,5 @@ EXERCISES = ExerciseSet("04_ensemble_learning_for_networks.ipynb", (
     Exercise("q2", ("v_sigma_mean",), _check_q2, _wrong_q2),
     Exercise("q3", ("n_params", "n_full_boston"), _check_q3, _wrong_q3),
     Exercise("q4", ("sd_s1", "paper_order_splits"), _check_q4, _wrong_q4),
+    RETRAINING_EXERCISE,  # q5: §8, noisy retraining (lessons.network_retraining)
 ))
