@@ -66,8 +66,9 @@ LESSONS = [
         "04_ensemble_learning_for_networks.ipynb",
         "Ensemble learning for real networks",
         "the exact bound for erf networks with H hidden units, full / factor / diagonal "
-        "covariance, predictions with error bars, and the Boston Table 1",
-        "Barber & Bishop §2.1 (eqs 17–26), §2.2–2.3, Appendix A; MacKay 'Probable networks' §3–5",
+        "covariance, predictions with error bars, and the Boston Table 1; cheap predictive distributions "
+        "by retraining on noisy targets (MacKay §9.2) beside Laplace, the ensemble and HMC",
+        "Barber & Bishop §2.1 (eqs 17–26), §2.2–2.3, Appendix A; MacKay 'Probable networks' §3–5, §9.2",
         "network_1d_demo.png",
         "A one-input network's predictions with error bars: the ensemble's and Laplace's bands over the "
         "data, with Hamiltonian Monte Carlo's band for reference",
@@ -89,10 +90,11 @@ LESSONS = [
     Lesson(
         "06_choosing_the_model.ipynb",
         "Choosing the model: evidence, the strict lower bound, ARD, pruning and committees",
-        "Occam's razor where everything is exact (exact ln P(D), Laplace's eq. (30), the bound F*); which "
+        "Occam's razor where everything is exact (exact ln P(D), Laplace's eq. (30), the bound F*); Laplace's "
+        "evidence as the mass of one mode's basin (§4.1) against the exact mass; which "
         "network size on Boston and diabetes; ARD with pure-noise inputs; pruning by evidence vs OBD; "
         "committees of optima; priors over functions",
-        "MacKay 'Probable networks' §1.5–1.8, §3.2, §4–8; Barber & Bishop §2.2",
+        "MacKay 'Probable networks' §1.5–1.8, §3.2, §4–8; Barber & Bishop §2.2 and the NIPS paper's Fig. 1",
         "model_size.png",
         "The evidence and the bound against the number of hidden units H, for Boston and diabetes "
         "networks, beside their test errors",
