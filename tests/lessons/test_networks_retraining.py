@@ -1,4 +1,4 @@
-"""Lesson 4, §8 (ensemble_lib.lessons.network_retraining): its bands, table, sentence, figure and exercise.
+"""Lesson 4, §8 (lessons.networks, from studies.retraining_demo): bands, table, figure and exercise.
 
 The bands are recomputed here from the stored weights and files by hand (numpy on the stored
 arrays), so the module's arithmetic — which draws, which ddof, the noise 1/β — is checked
@@ -13,7 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from ensemble_lib.lessons import network_retraining as sec
+from ensemble_lib.lessons import networks as sec
+from ensemble_lib.studies import retraining_demo as study
 from ensemble_lib.models.network import add_bias, network_output
 from ensemble_lib.studies.hmc_reference import DEMO_FILE
 from ensemble_lib.studies.retraining_demo import load_retraining
@@ -22,7 +23,7 @@ from ensemble_lib.studies.store import FIGURES_DIR
 
 @pytest.fixture(scope="module")
 def summary():
-    return sec.retraining_summary()
+    return study.retraining_summary()
 
 
 def test_the_retraining_bands_are_the_stored_networks_spread_plus_the_noise(summary):
@@ -45,8 +46,8 @@ def test_the_other_bands_are_the_stored_laplace_ensemble_and_hmc_ones(summary):
 
 def test_the_table_and_the_sentence_print_the_summarys_numbers(summary):
     text = sec.retraining_table(summary).text()
-    sentence = sec.retraining_sentence(summary)
-    for m in sec.METHODS:
+    sentence = study.retraining_sentence(summary)
+    for m in study.METHODS:
         assert f"{summary.at(m, 0.0):.3f}" in text and f"{summary.at(m, 1.5):.3f}" in text
     for m in ("retrain", "retrain_no_prior", "laplace", "ensemble", "hmc", "retrain12"):
         assert f"{summary.at(m, 0.0):.3f}" in sentence, m
@@ -65,7 +66,7 @@ def test_the_exercise_passes_its_solution_and_fails_the_noise_forgotten(summary)
     f12 = summary.curves["prior"][:12, 60]
     right = {"sd_gap": math.sqrt(f12.var(ddof=1) + 1 / summary.beta),
              "prior_widens": summary.at("retrain", 0.0) > summary.at("retrain_no_prior", 0.0)}
-    ex = sec.RETRAINING_EXERCISE
+    ex = sec.EXERCISES["q5"]
     assert ex.run(right).passed
     assert not ex.run(ex.wrong({})).passed
     assert "noise" in ex.run({**right, "sd_gap": float(f12.std(ddof=1))}).message
