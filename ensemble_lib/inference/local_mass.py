@@ -176,8 +176,9 @@ def toy_posterior_on_ridge_grid(post: ToyPosterior, n: int = 801, z_max: float =
     prec = post.beta * np.sum(s * s, axis=1) + post.alpha
     mu = post.beta * (s @ post.t) / prec
     V = mu[None, :] + z[:, None] / np.sqrt(prec)[None, :]
-    W = np.stack([np.broadcast_to(u[None, :], V.shape), V], axis=-1)
-    logp = post.log_unnorm(W) - post.log_Z
+    # ln P*(u, v) = ln g(u) − ½ ln(2π/prec(u)) − ½ z²: v enters quadratically (no 2-D E_D needed)
+    log_c = post.log_marginal_u(u) - 0.5 * (LOG_2PI - np.log(prec))
+    logp = log_c[None, :] - 0.5 * z[:, None] ** 2 - post.log_Z
     du = np.gradient(u)
     du[[0, -1]] *= 0.5
     dz = np.full(n, z[1] - z[0])

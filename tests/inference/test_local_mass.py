@@ -127,9 +127,13 @@ def test_the_marginal_laplace_sits_at_the_marginals_mode_and_is_exact_for_a_gaus
 
 
 def test_the_ridge_grid_sums_to_one():
-    u, V, logp, mass = toy_posterior_on_ridge_grid(make_posterior(seed=3, alpha=1.0), n=201)
+    post = make_posterior(seed=3, alpha=1.0)
+    u, V, logp, mass = toy_posterior_on_ridge_grid(post, n=201)
     assert V.shape == logp.shape == mass.shape == (201, u.size)
     assert mass.sum() == pytest.approx(1.0, abs=1e-3)
+    # the log density written through the v-conditional is the posterior's own at the nodes
+    W = np.stack([np.broadcast_to(u[None, :], V.shape), V], axis=-1)
+    assert np.allclose(logp, post.log_unnorm(W) - post.log_Z, atol=1e-9)
 
 
 @pytest.mark.parametrize("call, pattern", [
