@@ -54,8 +54,9 @@ LESSONS = [
         "03_bound_and_hyperparameters.ipynb",
         "The lower bound and hyperparameters",
         "ln P(D) = F[Q] + KL(Q‖P) live (Fig. 1); Gamma hyperpriors and the ensemble's α, β "
-        "updates vs MacKay's evidence re-estimation vs the exact maximiser",
-        "Barber & Bishop §2 (eqs 15–16), §2.2 (eqs 27–38); MacKay (1995) 'Probable networks' §3",
+        "updates vs MacKay's evidence re-estimation vs the exact maximiser; MacKay's cheap-and-cheerful "
+        "re-estimation (§9.1) and the error bars on ln α (eq. 25) against the exact evidence",
+        "Barber & Bishop §2 (eqs 15–16), §2.2 (eqs 27–38); MacKay (1995) 'Probable networks' §3, §5, §9.1",
         "bound_fig1.png",
         "ln P(D) split into the bound F and the KL divergence of Q from the posterior for a family of "
         "Gaussians Q: the bound rises as the KL falls, their sum constant",
@@ -66,8 +67,9 @@ LESSONS = [
         "04_ensemble_learning_for_networks.ipynb",
         "Ensemble learning for real networks",
         "the exact bound for erf networks with H hidden units, full / factor / diagonal "
-        "covariance, predictions with error bars, and the Boston Table 1",
-        "Barber & Bishop §2.1 (eqs 17–26), §2.2–2.3, Appendix A; MacKay 'Probable networks' §3–5",
+        "covariance, predictions with error bars, and the Boston Table 1; cheap predictive distributions "
+        "by retraining on noisy targets (MacKay §9.2) beside Laplace, the ensemble and HMC",
+        "Barber & Bishop §2.1 (eqs 17–26), §2.2–2.3, Appendix A; MacKay 'Probable networks' §3–5, §9.2",
         "network_1d_demo.png",
         "A one-input network's predictions with error bars: the ensemble's and Laplace's bands over the "
         "data, with Hamiltonian Monte Carlo's band for reference",
@@ -90,10 +92,11 @@ LESSONS = [
     Lesson(
         "06_choosing_the_model.ipynb",
         "Choosing the model: evidence, the strict lower bound, ARD, pruning and committees",
-        "Occam's razor where everything is exact (exact ln P(D), Laplace's eq. (30), the bound F*); which "
+        "Occam's razor where everything is exact (exact ln P(D), Laplace's eq. (30), the bound F*); Laplace's "
+        "evidence as the mass of one mode's basin (§4.1) against the exact mass; which "
         "network size on Boston and diabetes; ARD with pure-noise inputs; pruning by evidence vs OBD; "
         "committees of optima; priors over functions",
-        "MacKay 'Probable networks' §1.5–1.8, §3.2, §4–8; Barber & Bishop §2.2",
+        "MacKay 'Probable networks' §1.5–1.8, §3.2, §4–8; Barber & Bishop §2.2 and the NIPS paper's Fig. 1",
         "model_size.png",
         "The evidence and the bound against the number of hidden units H, for Boston and diabetes "
         "networks, beside their test errors",

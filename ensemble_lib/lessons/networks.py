@@ -11,7 +11,9 @@ Barber & Bishop (1998) §2.1–2.3; MacKay (1995) "Probable networks" §5.2
 * :func:`write_figures`: ``network_1d_demo.png``, ``boston_table1.png``, ``table1_pruning.png``;
 * :func:`opening_sentence`, :func:`hmc_convergence_note`, :func:`table1_text`: the lesson's sentences
   and tables written from the computed values when the lesson runs (issue 29);
-* :data:`EXERCISES` — the lesson's four exercises and their checks (``check("q1")`` in the lesson).
+* :func:`retraining_table`, :func:`retraining_figure`: §8, cheap predictive distributions by noisy
+  retraining (MacKay §9.2), from :mod:`ensemble_lib.studies.retraining_demo`;
+* :data:`EXERCISES` — the lesson's five exercises and their checks (``check("q1")`` in the lesson).
 """
 
 from __future__ import annotations
@@ -32,20 +34,23 @@ from ..studies.hmc_reference import DEMO_FILE
 from ..studies.network_demo import (DEMO_BETA, DEMO_DEFAULTS, DEMO_NOISE_SD, DEMO_SEED, DEMO_STORE_FILE,
                                     H_RANGE, LOG10_ALPHA_RANGE, S_RANGE, DemoState, default_fits,
                                     demo_data, demo_fit, load_demo_store, memo_key)
+from ..studies.retraining_demo import (N_MACKAY, VARIANTS, X_GAP, RetrainingSummary,
+                                       retraining_rows, retraining_summary)
 from ..studies.store import stored_file
 from ..studies.table1 import METHOD_LABELS, format_table, hmc_comparison, load_table, stored_hmc
 from ..ui.exercises import (AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real,
                             whole_number)
 from ..ui.panel import FigurePanel
 from ..ui.plotting import COLORS, bar_style, new_figure, replace_artists, save_figure, style
-from ..ui.tables import TextTable
+from ..ui.tables import Table, TextTable
 
 #: the demo's names a lesson-4 reader finds here (they live in :mod:`ensemble_lib.studies.network_demo`)
 __all__ = ["H_RANGE", "S_RANGE", "LOG10_ALPHA_RANGE", "DEMO_NOISE_SD", "DEMO_BETA", "DEMO_DEFAULTS", "DEMO_SEED",
            "DEMO_STORE_FILE", "DemoState", "demo_data", "demo_fit", "load_demo_store", "load_hmc_demo",
            "demo_figure", "format_demo_readout", "explain_note", "Network1DPanel", "plot_table", "table_figure",
            "plot_pruning", "pruning_figure", "write_figures", "data_misfit", "misfit_note", "MISFIT_FACTOR",
-           "opening_sentence", "table1_text", "hmc_convergence_note", "R_HAT_CONVERGED", "EXERCISES"]
+           "opening_sentence", "table1_text", "hmc_convergence_note", "R_HAT_CONVERGED", "EXERCISES",
+           "plot_retraining", "retraining_figure", "retraining_table"]
 
 def load_hmc_demo(directory=None) -> dict | None:
     """The stored HMC predictive band of the demo (``figures/hmc_demo.json``), or None if absent.
@@ -600,9 +605,82 @@ def _wrong_q4(ns):
     return {"sd_s1": vals.std(ddof=1) / math.sqrt(vals.size), "paper_order_splits": want + 1}
 
 
+# ---------------------------------------------------------------------------
+# §8: cheap predictive distributions by noisy retraining (MacKay §9.2; studies.retraining_demo)
+# ---------------------------------------------------------------------------
+
+def retraining_table(s: RetrainingSummary) -> Table:
+    """Each method's predictive s.d. in the gap (x = 0) and inside the data (x = 1.5)."""
+    return Table(("method", "s.d. at x = 0 (gap)", "at x = 1.5 (data)"), retraining_rows(s), widths=(-44, 19, 17))
+
+
+def plot_retraining(ax, s: RetrainingSummary, variant: str = "prior"):
+    """One panel: the data, twelve retrained networks, their band (all draws) and the other bands."""
+    xg = s.x_grid
+    key = "retrain" if variant == "prior" else "retrain_no_prior"
+    out = [ax.fill_between(xg, s.mean[key] - 2 * s.sd[key], s.mean[key] + 2 * s.sd[key], color=COLORS["map"],
+                           alpha=0.2, lw=0, label=f"{s.n_draws} retrained: ± 2 s.d.")]
+    for j, y in enumerate(s.curves[variant][:N_MACKAY]):
+        out += ax.plot(xg, y, color=COLORS["map"], lw=0.7, alpha=0.8,
+                       label=f"{N_MACKAY} retrained networks" if j == 0 else None)
+    for m, lab in (("laplace", "Laplace"), ("ensemble", "ensemble (s = 1)"), ("hmc", "HMC")):
+        st = style({"ensemble": "factor"}.get(m, m), lw=1.1, ms=4, markevery=0.25)
+        out += ax.plot(xg, s.mean[m] + 2 * s.sd[m], **st, label=f"{lab} ± 2 s.d.")
+        out += ax.plot(xg, s.mean[m] - 2 * s.sd[m], **st)
+    out += ax.plot(s.x, s.t, **style("data", ms=4), label="data", zorder=5)
+    ax.set_xlim(-3.0, 3.0)
+    ax.set_ylim(-3.0, 3.0)
+    ax.set_xlabel("x")
+    ax.set_title("prior mean perturbed, m_j ~ N(0, I/α)" if variant == "prior" else "prior mean fixed at 0")
+    return out
+
+
+def retraining_figure(s: RetrainingSummary | None = None):
+    """Both panels side by side (with and without the perturbed prior mean)."""
+    s = retraining_summary() if s is None else s
+    fig, axes = new_figure(10.0, 4.0, ncols=2, sharey=True)
+    for ax, v in zip(axes, VARIANTS):
+        plot_retraining(ax, s, v)
+    axes[0].set_ylabel("t")
+    axes[1].legend(loc="lower right", fontsize=7)
+    return fig
+
+
+def _q5_truth() -> tuple[list[float], bool]:
+    s = retraining_summary()
+    j = int(np.argmin(np.abs(s.x_grid - X_GAP)))
+    f12 = s.curves["prior"][:N_MACKAY, j]
+    sds = [math.sqrt(f12.var(ddof=dd) + 1.0 / s.beta) for dd in (0, 1)]
+    return sds, bool(s.at("retrain", X_GAP) > s.at("retrain_no_prior", X_GAP))
+
+
+def _check_q5(sd_gap, prior_widens):
+    sd = real("sd_gap", sd_gap)
+    widens = boolean("prior_widens", prior_widens)
+    sds, want = _q5_truth()
+    if not any(close(sd, w, 1e-3) for w in sds):
+        s = retraining_summary()
+        f12 = s.curves["prior"][:N_MACKAY, int(np.argmin(np.abs(s.x_grid - X_GAP)))]
+        if any(close(sd, f12.std(ddof=dd), 1e-3) for dd in (0, 1)):
+            return ("that is the spread of the networks' outputs f(0, w_j) alone; a new target also carries the "
+                    "noise, of variance 1/β.")
+        return ("take the first twelve rows of cheap.curves[\"prior\"] at the grid point x = 0, their variance, "
+                "add the noise variance 1/β (cheap.beta) and take the square root.")
+    if widens != want:
+        return "compare the two retrained rows of the table at x = 0 (prior mean perturbed, and fixed at 0)."
+    return None
+
+
+def _wrong_q5(ns):
+    s = retraining_summary()
+    f12 = s.curves["prior"][:N_MACKAY, int(np.argmin(np.abs(s.x_grid - X_GAP)))]
+    return {"sd_gap": float(f12.std(ddof=1)), "prior_widens": not _q5_truth()[1]}  # the noise forgotten
+
+
 EXERCISES = ExerciseSet("04_ensemble_learning_for_networks.ipynb", (
     Exercise("q1", ("ex1_panel", "noise_sd", "bar_shrinks"), _check_q1, _wrong_q1, uses_panel="panel"),
     Exercise("q2", ("v_sigma_mean",), _check_q2, _wrong_q2),
     Exercise("q3", ("n_params", "n_full_boston"), _check_q3, _wrong_q3),
     Exercise("q4", ("sd_s1", "paper_order_splits"), _check_q4, _wrong_q4),
+    Exercise("q5", ("sd_gap", "prior_widens"), _check_q5, _wrong_q5),
 ))

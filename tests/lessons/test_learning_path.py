@@ -60,7 +60,7 @@ def test_nbval_markers_are_cell_tags_not_comments_a_student_sees():
     """Cells whose printed numbers nbval compares carry the ``nbval-check-output`` tag.
 
     A ``# NBVAL_…`` comment would do the same for nbval but shows in the student's code; every
-    notebook keeps at least one checked cell (lesson 4 keeps its nine).
+    notebook keeps at least one checked cell (lesson 4 keeps its ten: §8's table is the tenth).
     """
     for path in sorted(NB.glob("[0-9][0-9]_*.ipynb")):
         nb = json.loads(path.read_text())
@@ -72,7 +72,7 @@ def test_nbval_markers_are_cell_tags_not_comments_a_student_sees():
         assert all(c["outputs"] for c in checked), f"{path.name}: a checked cell has no stored output"
     lesson4 = json.loads((NB / "04_ensemble_learning_for_networks.ipynb").read_text())
     assert sum("nbval-check-output" in c.get("metadata", {}).get("tags", [])
-               for c in lesson4["cells"]) == 9
+               for c in lesson4["cells"]) == 10
 
 
 def test_every_lesson_record_names_its_module_and_the_panels_it_defines():

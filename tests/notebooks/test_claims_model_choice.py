@@ -502,3 +502,68 @@ def test_summary_exact_integration_widens_the_variance_by_12_to_18_percent(demos
     sentence(NB, "integrating over α, β exactly widens the variance by 12–18 % on the polynomial models")
     widen = np.concatenate([d.exact_variance / d.variance for d in demos])  # at every x of the figure
     assert (round(100 * (widen.min() - 1)), round(100 * (widen.max() - 1))) == (12, 18)
+
+
+# -- §1: Laplace's evidence as the mass of one basin (§4.1) ------------------------------------------
+# (the section's numbers are written by local_mass_sentence when the lesson runs; these are its
+# sentences in plain Markdown)
+
+@pytest.fixture(scope="module")
+def basins():
+    from ensemble_lib.inference.local_mass import toy_local_mass
+    from ensemble_lib.lessons.model_choice.local_mass import ALPHAS, SEED
+    from ensemble_lib.models.toy import make_posterior
+
+    return [toy_local_mass(make_posterior(seed=SEED, alpha=a), n=401) for a in ALPHAS]
+
+
+def test_local_mass_the_toy_has_two_mirror_modes(basins):
+    sentence(NB, "with a symmetry factor for equivalent peaks (here 2: the toy's mirror modes)")
+    assert all(b.n_basins == 2 for b in basins)
+    assert all(b.mode[0] < 0 and b.mode[1] < 0 for b in basins)
+
+
+def test_local_mass_laplace_over_estimates_and_the_toy_tables_column_is_its_error(basins):
+    sentence(NB, "In *amount*, Laplace over-estimates the basin's mass on this toy, and the table above inherits it")
+    sentence(NB, "its \"Laplace−exact\" column *is* Laplace's error in one basin's mass")
+    from ensemble_lib.lessons.model_choice import toy_occam
+
+    rows = toy_occam()
+    assert [r.label for r in rows] == [f"α = {b.alpha:g}" for b in basins]
+    for r, b in zip(rows, basins):
+        assert b.laplace_excess > 0
+        assert r.log_evidence_laplace - r.log_evidence_exact == pytest.approx(b.laplace_excess, abs=1e-3)
+
+
+def test_local_mass_more_than_half_lies_outside_the_2_sigma_ellipse_at_small_alpha(basins):
+    sentence(NB, "more than half outside the $2\\sigma$ ellipse at α ≤ 0.2")
+    for b in basins:
+        if b.alpha <= 0.2:
+            assert b.inside_2sd < 0.5
+    # and Laplace's Gaussian spends its volume off the ridge: lesson 1's large KL at the preset
+    from ensemble_lib.inference.laplace import laplace_fit
+    from ensemble_lib.models.toy import PAPER_PRESET, make_posterior
+
+    sentence(NB, "where the posterior is small (lesson 1's large KL of Laplace)")
+    assert laplace_fit(make_posterior(**PAPER_PRESET)).kl > 10
+
+
+def test_local_mass_the_u_marginal_laplace_under_estimates(basins):
+    sentence(NB, "the same method under-estimates the same mass")
+    assert all(b.marginal_laplace_excess < 0 for b in basins)
+
+
+def test_local_mass_every_estimate_converges_as_alpha_grows(basins):
+    sentence(NB, "As $\\alpha$ grows the prior rounds the posterior and every estimate converges on the exact mass")
+    for attr in ("laplace_excess", "marginal_laplace_excess"):
+        err = [abs(getattr(b, attr)) for b in basins]  # α increasing
+        assert err == sorted(err, reverse=True) and err[-1] < 0.01
+    inside = [b.inside_2sd for b in basins]
+    assert inside == sorted(inside) and abs(inside[-1] - (1 - math.exp(-2))) < 0.02
+
+
+def test_summary_laplace_over_estimates_the_basin_mass_by_0_005_to_0_34_nats(basins):
+    sentence(NB, "On the toy it over-estimates it by 0.005–0.34 nats")
+    ex = [b.laplace_excess for b in basins]
+    assert (round(min(ex), 3), round(max(ex), 2)) == (0.005, 0.34)
+    assert min(b.inside_2sd for b in basins) < 0.5  # "misses much of the mass"

@@ -252,3 +252,36 @@ def test_summary_claims(boston, hmc):
 def test_usage_threshold_is_one_percent():
     s = sentence(NB, "is at least 1% (`ensemble_lib.inference.pruning.unit_usage`)")
     assert DEFAULT_THRESHOLD == 0.01, s
+
+
+# -- §8: cheap predictive distributions (MacKay §9.2) -------------------------------------------------
+# (the section's comparisons are written by retraining_sentence when the lesson runs; these are its
+# sentences in plain Markdown)
+
+def test_retraining_200_networks_from_w_mp_at_the_evidence_hyperparameters_with_the_same_noise():
+    sentence(NB, "Here the demo network of §6 ($H=2$) is retrained 200 times at MacKay's")
+    sentence(NB, "The thin lines are MacKay's first twelve networks")
+    from ensemble_lib.inference.noisy_retraining import noisy_retraining
+    from ensemble_lib.studies import retraining_demo as study
+
+    a = study.load_retraining()
+    assert a["config"]["n_draws"] == 200 and study.N_MACKAY == 12 and a["config"]["n_hidden"] == 2
+    post, st = study.evidence_mode(a["config"])
+    assert np.allclose(st.mean, a["w_mp"], atol=1e-6)
+    sentence(NB, "once with the prior's mean perturbed and once without (the same target noise in both")
+    draws = [noisy_retraining(post, st.mean, 2, rng=np.random.default_rng(a["config"]["seed"]), perturb_prior=p)
+             for p in (True, False)]
+    assert np.array_equal(draws[0].noise, draws[1].noise)
+    assert draws[0].sigma_nu == pytest.approx(float(a["beta"]) ** -0.5)
+
+
+def test_retraining_the_linear_model_claims_are_the_tests_of_the_library():
+    sentence(NB, "the draws are **exact posterior samples**")
+    sentence(NB, "without the prior perturbation it is $\\mathbf A^{-1}-\\alpha\\mathbf A^{-2}$")
+    # the identity behind the second sentence, checked here on a random model: A^-1 beta Phi^T Phi A^-1
+    rng = np.random.default_rng(0)
+    Phi, alpha, beta = rng.normal(size=(9, 4)), 0.7, 3.0
+    A = alpha * np.eye(4) + beta * Phi.T @ Phi
+    Ai = np.linalg.inv(A)
+    assert np.allclose(Ai @ (beta * Phi.T @ Phi) @ Ai, Ai - alpha * Ai @ Ai)
+    assert np.allclose(Ai @ (beta * Phi.T @ Phi + alpha * np.eye(4)) @ Ai, Ai)

@@ -30,6 +30,7 @@ from ensemble_lib.core.progress import report
 from ensemble_lib.inference import (ard, family_search, function_prior, hmc, kl_fit, mixture, model_comparison, network_fits,
                                     pruning, svi)
 from ensemble_lib.inference.hyperparameters import GammaPosterior
+from ensemble_lib.inference import local_mass, noisy_retraining
 from ensemble_lib.models import classification
 from ensemble_lib.core.gaussian import ellipse_geometry
 from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
@@ -732,6 +733,21 @@ CASES = [
     C(lambda: model_comparison.integrated_predictive(lin(), [[1.0, 0.0]], n_grid=2), r"n_grid must be an integer", id="ip-ngrid", on="inference.hyperparameter_error_bars.integrated_predictive"),
     C(lambda: model_comparison.integrated_predictive(lin(), [1.0, 0.0, 2.0]), r"G must", id="ip-G", on="inference.hyperparameter_error_bars.integrated_predictive"),
     C(lambda: model_comparison.mode_sensitivities(None), r"state must be an EvidenceState or ClassEvidenceState", id="modesens-state", on="inference.hyperparameter_error_bars.mode_sensitivities"),
+    # --- MacKay §9.2 noisy retraining (inference/noisy_retraining.py)
+    C(lambda: noisy_retraining.noisy_retraining(lin(), [0.0], rng=np.random.default_rng(0)), r"w_star must have length", id="nr-wstar", on="inference.noisy_retraining.noisy_retraining"),
+    C(lambda: noisy_retraining.noisy_retraining(lin(), lin().mean, rng=RS), r"rng must be a numpy.random.Generator", id="nr-rng", on="inference.noisy_retraining.noisy_retraining"),
+    C(lambda: noisy_retraining.noisy_retraining(lin(), lin().mean, rng=np.random.default_rng(0), sigma_nu=0.0), r"sigma_nu must be", id="nr-sigma", on="inference.noisy_retraining.noisy_retraining"),
+    C(lambda: noisy_retraining.retrain(lin(), [np.nan] * lin().dim, lin().mean), r"prior_mean must", id="nr-retrain-m", on="inference.noisy_retraining.retrain"),
+    C(lambda: noisy_retraining.with_targets("post", [1.0]), r"post must be a LinearGaussianPosterior", id="nr-targets-post", on="inference.noisy_retraining.with_targets"),
+    C(lambda: noisy_retraining.with_targets(lin(), [np.inf] * lin().n_data), r"t must", id="nr-targets-t", on="inference.noisy_retraining.with_targets"),
+    C(lambda: noisy_retraining.residual_noise_sd(None, [0.0]), r"post must be a posterior", id="nr-resid-post", on="inference.noisy_retraining.residual_noise_sd"),
+    C(lambda: noisy_retraining.predictive_spread([[1.0, 2.0]]), r"outputs must have at least 2 draws", id="nr-spread", on="inference.noisy_retraining.predictive_spread"),
+    # --- Laplace's local mass on the toy (inference/local_mass.py)
+    C(lambda: local_mass.basin_labels([[0.0, 1.0], [1.0, 0.0]]), r"log_density must be at least 3 x 3", id="lm-labels", on="inference.local_mass.basin_labels"),
+    C(lambda: local_mass.toy_local_mass(lin()), r"post must be a ToyPosterior", id="lm-toy-post", on="inference.local_mass.toy_local_mass"),
+    C(lambda: local_mass.toy_local_mass(toy(), n=5), r"n must be an integer in \[101, 2001\]", id="lm-toy-n", on="inference.local_mass.toy_local_mass"),
+    C(lambda: local_mass.marginal_laplace_log_mass(toy(), 2.0), r"sign must be -1 or 1", id="lm-marg-sign", on="inference.local_mass.marginal_laplace_log_mass"),
+    C(lambda: local_mass.toy_posterior_on_ridge_grid(toy(), z_max=-1.0), r"z_max must be", id="lm-ridge-z", on="inference.local_mass.toy_posterior_on_ridge_grid"),
     C(lambda: collapsed().bound(W(), -NC()), r"cov must be positive definite", id="cb-bound", on="inference.network_fits.CollapsedBound.bound"),
     C(lambda: collapsed().expected_energy(W()[:3], NC()), r"mean must have shape \(6,\)", id="cb-energy", on="inference.network_fits.CollapsedBound.expected_energy"),
     C(lambda: collapsed().hyperparameters(W(), NC() * np.nan), r"mean and cov must contain only finite|cov must be finite", id="cb-hyper", on="inference.network_fits.CollapsedBound.hyperparameters"),

@@ -10,6 +10,7 @@ One module per topic, in the notebook's order (``notebooks/06_choosing_the_model
 module                      topic
 ==========================  =====================================================================
 :mod:`.occam`               Occam's razor where everything is exact: polynomials and the toy
+:mod:`.local_mass`          Laplace's evidence as a basin's mass (§4.1) against the exact mass (the toy)
 :mod:`.network_size`        which network size: the stored study on Boston and diabetes
 :mod:`.ard_boston`          ARD on Boston, one α per input (the stored study)
 :mod:`.committees`          committees of optima beside the ensemble and HMC (the stored study)
@@ -36,6 +37,7 @@ from .figures import write_figures
 from .hyper_error_bars import (X_ERRORBARS, HyperErrorBarDemo, NetworkErrorBars, boston_network_error_bars,
                                format_hyper_error_bars, hyper_error_bar_demo, hyper_error_bar_figure,
                                plot_hyper_error_bars)
+from .local_mass import format_local_mass, local_mass_figure, local_mass_rows, local_mass_sentence
 from .network_size import format_size, model_size_figure, plot_model_size, size_rows
 from .noise_inputs import (ARD_LIMIT, NOISE_MAX, NoiseARDState, NoiseInputsPanel, format_noise_summary, noise_ard,
                            noise_summary, real_inputs_switched_off)
@@ -50,9 +52,10 @@ __all__ = ["EXERCISES", "NetworkErrorBars", "boston_network_error_bars", "ex3_fo
            "NOISE_MAX", "N_FUNCTIONS", "NoiseARDState", "NoiseInputsPanel",
            "OCCAM_PRIOR", "OccamRow", "PriorFunctionsPanel", "PriorState", "X_ERRORBARS", "X_PRIOR", "ard_arrays",
            "ard_figure", "committee_rows", "format_ard_inputs", "format_ard_splits", "format_committees",
-           "format_hyper_error_bars", "format_noise_summary",
+           "format_hyper_error_bars", "format_local_mass", "format_noise_summary",
            "format_occam", "format_pruning", "format_pruning_study", "format_size", "hyper_error_bar_demo",
-           "hyper_error_bar_figure", "model_size_figure", "noise_ard", "noise_summary", "occam_figure", "plot_ard",
+           "hyper_error_bar_figure", "local_mass_figure", "local_mass_rows", "local_mass_sentence",
+           "model_size_figure", "noise_ard", "noise_summary", "occam_figure", "plot_ard",
            "plot_hyper_error_bars", "plot_model_size", "plot_occam", "plot_pruning_study", "polynomial_data",
            "polynomial_design", "polynomial_occam", "prior_functions", "pruning_demo",
            "pruning_study_figure", "pruning_study_rows", "real_inputs_switched_off", "size_rows",

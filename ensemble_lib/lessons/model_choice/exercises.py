@@ -2,7 +2,8 @@
 
 Each check reads the library's numbers (the same functions the lesson and its solutions call) and
 returns ``None`` when the answers are right, else a hint that does not give the answer away;
-:data:`EXERCISES` is the lesson's ``check("q1")`` … ``check("q5")``.
+:data:`EXERCISES` is the lesson's ``check("q1")`` … ``check("q6")`` (q6 is declared with its section in
+:mod:`.local_mass`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ...inference.function_prior import prior_output_sd
 from ...inference.model_comparison import deletion_evidence
 from ...ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, real, whole_number
 from .hyper_error_bars import boston_network_error_bars
+from .local_mass import LOCAL_MASS_EXERCISE
 from .noise_inputs import NoiseInputsPanel, noise_ard
 from .occam import polynomial_occam
 from .pruning import pruning_network
@@ -176,6 +178,7 @@ EXERCISES = ExerciseSet("06_choosing_the_model.ipynb", (
     Exercise("q3", ("sd_H1", "sd_H100", "kurt_H1", "kurt_H100"), _check_q3, _wrong_q3),
     Exercise("q4", ("median_ratio", "max_ratio", "largest_far_from_data"), _check_q4, _wrong_q4),
     Exercise("q5", ("ex5_panel", "mse_gap"), _check_q5, _wrong_q5, uses_panel="noise_panel"),
+    LOCAL_MASS_EXERCISE,  # q6: Laplace's local mass (§1)
 ))
 
 __all__ = ["EXERCISES", "EX1_N", "EX2_GROUP", "EX3_H", "EX5_NOISE", "ex3_formula_sd", "ex4_numbers",
