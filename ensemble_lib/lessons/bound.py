@@ -225,6 +225,8 @@ class BoundPanel(FigurePanel):
     image_format = "jpeg"
 
     def __init__(self, post: ToyPosterior | None = None):
+        if post is not None and not isinstance(post, ToyPosterior):
+            raise ValueError(f"post must be a ToyPosterior or None, got {type(post).__name__}")
         self.post = make_toy() if post is None else post
         self.fits: ToyFits = fit_all(self.post)
         grid = self.post.grid(n=121)
@@ -483,6 +485,9 @@ class HyperIterationPanel(FigurePanel):
     image_format = "jpeg"
 
     def __init__(self, comp: HyperparameterComparison | None = None):
+        if comp is not None and not isinstance(comp, HyperparameterComparison):
+            raise ValueError(f"comp must be a HyperparameterComparison (compare_hyperparameters()) or None, "
+                             f"got {type(comp).__name__}")
         self.comp = compare_hyperparameters(n_grid=5) if comp is None else comp
         post = self.comp.posterior
         runs = (self.comp.ensemble, self.comp.evidence)
@@ -532,7 +537,9 @@ class HyperIterationPanel(FigurePanel):
         if method not in ("ensemble", "evidence"):
             raise ValueError(f"method must be 'ensemble' or 'evidence', got {method!r}")
         run = self.comp.ensemble if method == "ensemble" else self.comp.evidence
-        i = min(check.integer("iteration", iteration, low=0), run.n_iter - 1)
+        # an iteration past the run is refused, not shown as the last one (the slider's range
+        # follows the method: link_controls)
+        i = check.integer("iteration", iteration, low=0, high=int(run.n_iter) - 1)
         # memoised (FigurePanel.memo): a revisited iteration costs only the redraw
         grid = self.memo((method, i), lambda: self.comp.posterior.with_hyperparameters(
             alpha=run.alpha[i], beta=run.beta[i]).grid(n=71, extent=self.extent))

@@ -371,6 +371,7 @@ class EnsemblePanel(FigurePanel):
         return (*self.ax_q.get_xlim(), *self.ax_q.get_ylim())
 
     def compute(self, k, N, xbar, S, beta0):
+        k = check.integer("k", k, low=K_RANGE[0], high=K_RANGE[1])  # the sweep shown: one of the run's
         model = MacKayGaussian(N, xbar, S)
         run = model.ensemble_iterations(beta0, K_RANGE[1])
         conj = model.conjugate_iterations(beta0, K_RANGE[1])

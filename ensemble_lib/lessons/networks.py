@@ -237,6 +237,13 @@ class Network1DPanel(FigurePanel):
     blit = True
 
     def __init__(self, data=None):
+        if data is not None:
+            if isinstance(data, (str, bytes)) or not hasattr(data, "__len__") or len(data) != 2:
+                raise ValueError(f"data must be None or a pair (x, t) of inputs and targets, got {type(data).__name__}")
+            x, t = check.finite_vector("x", data[0]), check.finite_vector("t", data[1])
+            if x.shape != t.shape:
+                raise ValueError(f"x and t must have the same length, got {x.size} and {t.size}")
+            data = (x, t)
         self.x, self.t = demo_data() if data is None else data
         #: the stored fits of every control setting on the default data (shared, read-only); other
         #: data are fitted as the panel goes and kept in the panel machine's memo
@@ -293,6 +300,8 @@ class Network1DPanel(FigurePanel):
     def smaller_h_bound(self, state: DemoState) -> tuple | None:
         """``(H, F)``: the highest adapted bound at a smaller H and the same s, among the stored fits
         (every one on the default data), or None."""
+        if not isinstance(state, DemoState):
+            raise ValueError(f"state must be a DemoState (what compute returns), got {type(state).__name__}")
         if not state.adapt:
             return None
         found = [(self._stored[k].bound, h) for h in range(H_RANGE[0], state.n_hidden)

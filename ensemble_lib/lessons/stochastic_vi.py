@@ -102,6 +102,7 @@ class SVIComparison:
 
     def floors(self, fraction: float = 0.5) -> dict:
         """(S, schedule) → mean excess KL over the last ``fraction`` of each run (the noise floor)."""
+        fraction = check.positive("fraction", fraction, upper=1.0)
         return {key: h.tail_kl(fraction) - self.kl_opt for key, h in self.runs.items()}
 
 
@@ -300,7 +301,7 @@ class SVIExplorer(FigurePanel):
     blit = True
 
     def __init__(self, post=None):
-        self.post = lesson_posterior() if post is None else post
+        self.post = lesson_posterior() if post is None else check.posterior("post", post)
         self.optima = {}
         self.exact_seconds = {}
         for fam in SVI_FAMILIES:

@@ -35,7 +35,7 @@ from ..models.erf_network import TOY_N, TOY_NOISE_SD, TOY_V_TRUE
 from ..inference.laplace import laplace_fit
 from ..ui.plotting import (COLORS, LABELS, STYLES, new_figure, nice_ceiling, plot_gaussian_ellipses,
                            plot_posterior_contours, save_figure, style, update_gaussian_ellipses)
-from ..models.toy import PAPER_PRESET, kl_by_quadrature, make_posterior
+from ..models.toy import PAPER_PRESET, ToyPosterior, kl_by_quadrature, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
 from ..core.progress import report
 from ..ui.panel import FigurePanel
@@ -259,6 +259,8 @@ class ToyExplorer(FigurePanel):
         """The plot's range: the posterior's box (:meth:`ToyPosterior.extent`), each half-width
         rounded up to a nice number (:func:`~ensemble_lib.ui.plotting.nice_ceiling`: at most a third more),
         and 4 % more, so that the tick labels at the ends stay inside the plot."""
+        if not isinstance(post, ToyPosterior):
+            raise ValueError(f"post must be a ToyPosterior, got {type(post).__name__}")
         u0, u1, v0, v1 = post.extent()
         hu, hv = 1.04 * nice_ceiling(max(-u0, u1)), 1.04 * nice_ceiling(max(-v0, v1))
         return -hu, hu, -hv, hv

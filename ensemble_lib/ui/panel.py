@@ -69,6 +69,7 @@ every name is importable from here as before.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import html
 import json
@@ -77,8 +78,12 @@ import time
 from collections.abc import Callable, Hashable, Iterator
 
 import ipywidgets as widgets
+from numpy import bool_ as np_bool
+
+from matplotlib.figure import Figure
 
 from . import panel_controls as _controls
+from .panel_checks import check_control_name, check_state, check_values, guard_hooks
 from .memo import LRUMemo
 from .panel_canvas import BlitCanvas
 from .panel_controls import NUMERIC_SLIDERS, grid_value, same_value
@@ -159,7 +164,19 @@ class FigurePanel(LiveUpdates):
     #: the slider shows it at its nearest grid point (see :meth:`_on_change`)
     _exact: dict
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        guard_hooks(cls)  # a hook called with what the panel lacks: a named ValueError (panel_checks)
+
     def __init__(self, controls: dict, fig, columns: int = 3):
+        if not isinstance(controls, dict) or not all(isinstance(k, str) and isinstance(c, widgets.ValueWidget)
+                                                     for k, c in controls.items()):
+            raise ValueError(f"controls must be a dict of control name -> ipywidgets control, "
+                             f"got {type(controls).__name__}")
+        if not isinstance(fig, Figure):
+            raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+        if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
+            raise ValueError(f"columns must be an integer >= 1, got {columns!r}")
         self.controls = dict(controls)
         self.fig = fig
         self._held = 0
@@ -232,10 +249,12 @@ class FigurePanel(LiveUpdates):
         self._publish_step(self._box_texts())  # step 0: the start values, nothing drawn yet
 
     # -- to be supplied by a lesson ---------------------------------------
+    @abc.abstractmethod
     def compute(self, **values):  # pragma: no cover - abstract
         """The state (a frozen dataclass) for these control values; raise ValueError for a bad one."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def draw(self, state) -> None:  # pragma: no cover - abstract
         """Update the figure's artists in place for ``state``."""
         raise NotImplementedError
@@ -248,10 +267,12 @@ class FigurePanel(LiveUpdates):
         (only for a change made in the front end; code and tests get the last one).
         ``compute(**values)`` must equal the last state.
         """
-        yield self.compute(**values)
+        check_values(self, type(self).compute, (), values)
+        return iter((self.compute(**values),))
 
     def format_readout(self, state) -> str:
         """The HTML shown under the figure for ``state`` (see :meth:`readout_table`)."""
+        check_state(FigurePanel.format_readout, state)
         return ""
 
     def inactive_controls(self, **values) -> set[str]:
@@ -261,6 +282,7 @@ class FigurePanel(LiveUpdates):
         precision slider while the hyperparameters are being adapted) must not
         look movable: override this to name it. Default: none.
         """
+        check_values(self, type(self).compute, (), values)
         return set()
 
     def link_controls(self, name: str, value) -> None:
@@ -271,6 +293,7 @@ class FigurePanel(LiveUpdates):
         follows. E.g. a selector that moves several sliders at once, or a
         slider whose range depends on another control. Default: nothing.
         """
+        check_control_name(self, name)
 
     def animated_artists(self) -> list:
         """The artists redrawn at every step when :attr:`blit` is set, in drawing order.
@@ -327,6 +350,10 @@ class FigurePanel(LiveUpdates):
         background (:attr:`blit`): when the limits do change, the background is drawn afresh
         once (:meth:`invalidate_background`). Returns whether they changed.
         """
+        _check_axes(ax)
+        for name, rng in (("x", x), ("y", y)):
+            if rng is not None and (isinstance(rng, (str, bytes)) or not hasattr(rng, "__len__") or len(rng) != 2):
+                raise ValueError(f"{name} must be None or a range (lo, hi) of two finite numbers, got {rng!r}")
         changed = False
         for rng, get, set_, scale in ((x, ax.get_xlim, ax.set_xlim, ax.get_xscale),
                                       (y, ax.get_ylim, ax.set_ylim, ax.get_yscale)):
@@ -347,6 +374,7 @@ class FigurePanel(LiveUpdates):
         For :meth:`animated_artists`: a plot whose range or ticks change at each
         step is redrawn whole this way, over the cached rest of the figure.
         """
+        _check_axes(ax)
         kids = [a for a in ax.get_children() if a is not ax.patch and a.get_visible()]
         return sorted(kids, key=lambda a: a.get_zorder())
 
@@ -371,6 +399,10 @@ class FigurePanel(LiveUpdates):
     def set_values(self, values: dict, update: bool = True):
         """Set several controls by name at once (held: one update at the end, unless ``update`` is
         false or an outer :meth:`hold` is open; no :meth:`link_controls`); return the state or None."""
+        if not isinstance(values, dict):
+            raise ValueError(f"values must be a dict of control name -> value, got {type(values).__name__}")
+        if not isinstance(update, (bool, np_bool)):
+            raise ValueError(f"update must be True or False, got {update!r}")
         unknown = sorted(set(values) - set(self.controls))
         if unknown:
             raise ValueError(f"values must name controls of the panel ({', '.join(self.controls)}), got {unknown}")
@@ -413,6 +445,8 @@ class FigurePanel(LiveUpdates):
         no :meth:`link_controls`; when the outermost hold ends (without an
         exception) the panel updates once, unless ``update`` is false. Holds nest.
         """
+        if not isinstance(update, (bool, np_bool)):
+            raise ValueError(f"update must be True or False, got {update!r}")
         self._held += 1
         try:
             yield self
@@ -600,7 +634,14 @@ class FigurePanel(LiveUpdates):
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
 
+def _check_axes(ax) -> None:
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise ValueError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+
+
 #: the machine's public names, importable from here wherever they live
 __all__ = ["COALESCE_GAP_S", "COALESCE_MAX_WAIT_S", "COALESCE_QUIET_S", "DRAW_LOCK", "OUTPUT_WIDTH_PX",
-           "PANEL_CSS", "PANEL_DPI", "READOUT_BESIDE_MIN_PX", "SLOW_STEP_S", "STREAM_FRAME_S", "BlitCanvas",
-           "FigurePanel", "LRUMemo", "grid_value", "readout_table"]
+           "PANEL_CSS", "PANEL_DPI", "READOUT_BESIDE_MIN_PX", "SLOW_STEP_S", "STREAM_FRAME_S",
+           "FigurePanel", "LRUMemo", "readout_table"]
