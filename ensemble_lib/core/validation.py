@@ -199,7 +199,10 @@ def ranks(name: str, value, *, low: int = 1) -> tuple[int, ...]:
     """A non-empty sequence of integers >= ``low`` (factor ranks), as a tuple."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ValueError(f"{name} must be a sequence of integers >= {low}, got {_describe(value)}")
-    return tuple(integer(name, r, low=low) for r in value)
+    out = tuple(integer(name, r, low=low) for r in value)
+    if not out:
+        raise ValueError(f"{name} must be a non-empty sequence of integers >= {low}, got none")
+    return out
 
 
 def finite_vector(name: str, value, *, min_len: int = 1) -> np.ndarray:

@@ -18,6 +18,8 @@ import pytest
 from project.test_bad_inputs import C
 
 from ensemble_lib import lessons
+from ensemble_lib.studies import (classification_demo, datasets, hmc_reference, model_size, network_demo, noise_inputs,
+                                  pruning_evidence, store, table1)
 from ensemble_lib.ui.panel import FigurePanel
 from ensemble_lib.ui.plotting import new_figure
 
@@ -33,10 +35,106 @@ def good(name):
     return panel(name).values()
 
 
+def _tmp():
+    """A fresh empty folder (a study's --outdir: nothing stored there to compare with)."""
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="bad-input-")
+
+
+def _result():
+    return {"methods": {"a": {}, "b": {}}, "splits": []}
+
+
+@lru_cache(maxsize=None)
+def split4():
+    """A small split: X_train (12, 3), y_train, X_test (6, 3), y_test."""
+    rng = np.random.default_rng(4)
+    return rng.standard_normal((12, 3)), rng.standard_normal(12), rng.standard_normal((6, 3)), rng.standard_normal(6)
+
+
+@lru_cache(maxsize=None)
+def split():
+    rng = np.random.default_rng(2)
+    return rng.standard_normal((20, 3)), rng.standard_normal(20)
+
+
 CASES = [
     # --- the lessons' registry (lessons/__init__.py)
     C(lambda: lessons.panel_class("NoSuchPanel"), r"name must be one of the registered panels", id="panel-class-name", on="lessons.panel_class"),
     C(lambda: lessons.panel_class(None), r"name must be one of the registered panels", id="panel-class-none", on="lessons.panel_class"),
+    # --- studies: entry points (argv; a negative number of splits, no data sets, an unknown backend),
+    #     config objects and the public helpers (studies/*.py)
+    C(lambda: table1.main("--table"), r"argv must be None or a list of str", id="t1-main-argv", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--n-splits", "-1", "--outdir", _tmp()]), r"n_splits must be an integer in \[1, 1000\]", id="t1-main-splits", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--datasets", "--outdir", _tmp()]), r"--datasets must name one or more of", id="t1-main-datasets", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--datasets", "iris", "--outdir", _tmp()]), r"--datasets must name one or more of", id="t1-main-dataset-name", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--n-splits", "1", "--backend", "ray", "--outdir", _tmp()]), r"backend 'ray' is not supported", id="t1-main-backend", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--ranks", "0", "--outdir", _tmp()]), r"ranks must be an integer >= 1", id="t1-main-ranks", on="studies.table1.main"),
+    C(lambda: table1.run_tables(datasets=()), r"datasets must name at least one of", id="t1-run-tables-empty", on="studies.table1.run_tables"),
+    C(lambda: table1.run_tables(datasets=["boston"], config=table1.TableConfig(n_splits=1), backend="spark"), r"backend must be one of \['loky', 'dask'\]", id="t1-run-tables-backend", on="studies.table1.run_tables"),
+    C(lambda: table1.run_table("iris"), r"dataset must be one of", id="t1-run-table-dataset", on="studies.table1.run_table"),
+    C(lambda: table1.run_table("boston", config="cfg"), r"config must be a TableConfig", id="t1-run-table-config", on="studies.table1.run_table"),
+    C(lambda: table1.TableConfig(n_splits=-1), r"n_splits must be an integer in \[1, 1000\]", id="cfg-nsplits", on="studies.splits.TableConfig"),
+    C(lambda: table1.TableConfig(ranks=()), r"ranks must be a non-empty", id="cfg-ranks-empty", on="studies.splits.TableConfig"),
+    C(lambda: table1.stored_hmc(directory=3), r"directory must be None or a str or pathlib.Path", id="t1-stored-hmc", on="studies.table1.stored_hmc"),
+    C(lambda: table1.hmc_comparison(_result(), "hmc"), r"result must be a stored result", id="t1-hmc-cmp-result", on="studies.table1.hmc_comparison"),
+    C(lambda: table1.hmc_comparison({**_result(), "config": {}}, None), r"hmc must be a stored result", id="t1-hmc-cmp-hmc", on="studies.table1.hmc_comparison"),
+    C(lambda: table1.paired_difference([], "a", "b"), r"result must be a stored result", id="t1-paired-result", on="studies.table1.paired_difference"),
+    C(lambda: table1.pruning_summary("table"), r"result must be a stored result", id="t1-pruning-summary", on="studies.table1.pruning_summary"),
+    C(lambda: table1.format_table(None), r"result must be a stored result", id="t1-format-table", on="studies.table1.format_table"),
+    C(lambda: table1.load_table("boston", directory="/no/such/folder"), r"directory must be an existing folder", id="t1-load-table-dir", on="studies.table1.load_table"),
+    C(lambda: hmc_reference.load_reference("iris"), r"dataset must be one of \('boston', 'diabetes'\)", id="hmc-ref-dataset", on="studies.hmc_reference.load_reference"),
+    C(lambda: hmc_reference.load_reference("boston", directory=5), r"directory must be None or a str", id="hmc-ref-dir", on="studies.hmc_reference.load_reference"),
+    C(lambda: hmc_reference.main(["--n-splits", "-1", "--outdir", _tmp()]), r"n_splits must be an integer", id="hmc-ref-main-splits", on="studies.hmc_reference.main"),
+    C(lambda: hmc_reference.main(b"--quick"), r"argv must be None or a list of str", id="hmc-ref-main-argv", on="studies.hmc_reference.main"),
+    C(lambda: model_size.ModelSizeConfig(n_splits=-1), r"n_splits must be an integer in \[1, 100\]", id="ms-cfg-splits", on="studies.model_size.ModelSizeConfig"),
+    C(lambda: model_size.ModelSizeConfig(hidden=()), r"hidden must be a non-empty", id="ms-cfg-hidden-empty", on="studies.model_size.ModelSizeConfig"),
+    C(lambda: model_size.ModelSizeConfig(hidden=(0, 2)), r"hidden must be an integer >= 1", id="ms-cfg-hidden", on="studies.model_size.ModelSizeConfig"),
+    C(lambda: model_size.ModelSizeConfig.from_dict({"n_splits": 2}), r"d must be a dict of the fields", id="ms-cfg-from-dict", on="studies.model_size.ModelSizeConfig.from_dict"),
+    C(lambda: model_size.ModelSizeConfig.from_dict({**model_size.ModelSizeConfig().as_dict(), "n_train": 1}), r"n_train must be an integer >= 10", id="ms-cfg-from-dict-value", on="studies.model_size.ModelSizeConfig.from_dict"),
+    C(lambda: model_size.load_split("iris", model_size.ModelSizeConfig(), 0), r"dataset must be one of", id="ms-load-split-dataset", on="studies.model_size.load_split"),
+    C(lambda: model_size.load_split("boston", {}, 0), r"config must be a ModelSizeConfig", id="ms-load-split-config", on="studies.model_size.load_split"),
+    C(lambda: model_size.load_split("boston", model_size.ModelSizeConfig(), -1), r"index must be an integer >= 0", id="ms-load-split-index", on="studies.model_size.load_split"),
+    C(lambda: model_size.size_row(*split4(), 0, model_size.ModelSizeConfig(), 0), r"H must be an integer in \[1, 20\]", id="ms-size-row-H", on="studies.model_size.size_row"),
+    C(lambda: model_size.size_row(split4()[0], split4()[1][:3], *split4()[2:], 1, model_size.ModelSizeConfig(), 0), r"Xtr, y_train, Xte, y_test must be a split's rows", id="ms-size-row-shape", on="studies.model_size.size_row"),
+    C(lambda: model_size.size_row(*split4(), 1, None, 0), r"config must be a ModelSizeConfig", id="ms-size-row-config", on="studies.model_size.size_row"),
+    C(lambda: model_size.load_result(directory=["figures"]), r"directory must be None or a str", id="ms-load-result", on="studies.model_size.load_result"),
+    C(lambda: model_size.main(["--run", "--n-splits", "-1", "--outdir", _tmp()]), r"n_splits must be an integer in \[1, 100\]", id="ms-main-splits", on="studies.model_size.main"),
+    C(lambda: model_size.main(["--run", "--hidden", "--outdir", _tmp()]), r"hidden must be a non-empty", id="ms-main-hidden", on="studies.model_size.main"),
+    C(lambda: pruning_evidence.PruningConfig(n_splits=0), r"n_splits must be an integer in \[1, 100\]", id="pe-cfg-splits", on="studies.pruning_evidence.PruningConfig"),
+    C(lambda: pruning_evidence.load_result(directory=1.5), r"directory must be None or a str", id="pe-load-result", on="studies.pruning_evidence.load_result"),
+    C(lambda: pruning_evidence.main(["--run", "--n-splits", "-2", "--outdir", _tmp()]), r"n_splits must be an integer in \[1, 100\]", id="pe-main-splits", on="studies.pruning_evidence.main"),
+    C(lambda: noise_inputs.NoiseInputsConfig(n_max=0), r"n_max must be an integer in \[1, 100\]", id="ni-cfg-nmax", on="studies.noise_inputs.NoiseInputsConfig"),
+    C(lambda: noise_inputs.boston_split("config"), r"config must be a NoiseInputsConfig", id="ni-boston-split", on="studies.noise_inputs.boston_split"),
+    C(lambda: noise_inputs.design(31, 0), r"n_noise must be an integer in \[0, 30\]", id="ni-design-n", on="studies.noise_inputs.design"),
+    C(lambda: noise_inputs.design(3, -1), r"noise_seed must be an integer >= 0", id="ni-design-seed", on="studies.noise_inputs.design"),
+    C(lambda: noise_inputs.posterior_at(2, 0, [1.0, np.nan], 1.0), r"alphas must contain only finite", id="ni-post-alphas", on="studies.noise_inputs.posterior_at"),
+    C(lambda: noise_inputs.posterior_at(2, 0, [1.0, 2.0], 1.0), r"alphas must be one positive precision or one per input \(15\)", id="ni-post-alphas-len", on="studies.noise_inputs.posterior_at"),
+    C(lambda: noise_inputs.posterior_at(2, 0, 1.0, -1.0), r"beta must be a finite number > 0", id="ni-post-beta", on="studies.noise_inputs.posterior_at"),
+    C(lambda: noise_inputs.load_result(directory=0), r"directory must be None or a str", id="ni-load-result", on="studies.noise_inputs.load_result"),
+    C(lambda: noise_inputs.main("--run"), r"argv must be None or a list of str", id="ni-main-argv", on="studies.noise_inputs.main"),
+    C(lambda: network_demo.demo_fit([0.0, 1.0], [0.0, 1.0], 9, 1, 1.0, True, rng=np.random.default_rng(0)), r"n_hidden must be an integer in \[1, 4\]", id="nd-fit-H", on="studies.network_demo.demo_fit"),
+    C(lambda: network_demo.load_demo_store(n_grid=2), r"n_grid must be an integer in \[3, 10001\]", id="nd-store-grid", on="studies.network_demo.load_demo_store"),
+    C(lambda: network_demo.load_demo_store(directory=object()), r"directory must be None or a str", id="nd-store-dir", on="studies.network_demo.load_demo_store"),
+    C(lambda: network_demo.memo_key(2, -1, 1.0, False), r"rank must be an integer >= 0", id="nd-memo-rank", on="studies.network_demo.memo_key"),
+    C(lambda: network_demo.memo_key(2, 1, 0.0, False), r"alpha must be a finite number > 0", id="nd-memo-alpha", on="studies.network_demo.memo_key"),
+    C(lambda: network_demo.memo_key(2, 1, 1.0, "no"), r"adapt must be True or False", id="nd-memo-adapt", on="studies.network_demo.memo_key"),
+    C(lambda: network_demo.main(("--jobs", 2)), r"argv must be None or a list of str", id="nd-main-argv", on="studies.network_demo.main"),
+    C(lambda: classification_demo.contour_path([1.0, 0.0], np.zeros((3, 2))), r"w_mp must have 3 entries", id="cd-contour-w", on="studies.classification_demo.contour_path"),
+    C(lambda: classification_demo.contour_path([1.0, 0.0, 0.0], np.zeros((3, 2)), level=1.0), r"level must lie in \(0, 1\)", id="cd-contour-level", on="studies.classification_demo.contour_path"),
+    C(lambda: classification_demo.fits_row({"kl": 1.0}), r"fits must be the ClassificationFits of fit_classification", id="cd-fits-row", on="studies.classification_demo.fits_row"),
+    C(lambda: classification_demo.load_store(directory=2), r"directory must be None or a str", id="cd-load-store", on="studies.classification_demo.load_store"),
+    C(lambda: classification_demo.load_neuron_store(directory="/no/such/folder"), r"directory must be an existing folder", id="cd-load-neuron-store", on="studies.classification_demo.load_neuron_store"),
+    C(lambda: classification_demo.neuron_data(0, 0), r"n must be an integer in \[1, 30\]", id="cd-neuron-data-n", on="studies.classification_demo.neuron_data"),
+    C(lambda: classification_demo.neuron_posterior(5, -1.0, 0), r"alpha must be a finite number > 0", id="cd-neuron-post-alpha", on="studies.classification_demo.neuron_posterior"),
+    C(lambda: classification_demo.neuron_posterior(5, 1.0, -1), r"seed must be an integer >= 0", id="cd-neuron-post-seed", on="studies.classification_demo.neuron_posterior"),
+    C(lambda: classification_demo.main("--only fig9"), r"argv must be None or a list of str", id="cd-main-argv", on="studies.classification_demo.main"),
+    C(lambda: store.stored_file("", None), r"name must be a non-empty str", id="store-stored-name", on="studies.store.stored_file"),
+    C(lambda: store.stored_file("x.json", 3), r"directory must be None or a str or pathlib.Path", id="store-stored-dir", on="studies.store.stored_file"),
+    C(lambda: store.replace_if_changed("/no/such/file.csv", "/tmp/x.csv"), r"made must name an existing file", id="store-replace-made", on="studies.store.replace_if_changed"),
+    C(lambda: store.replace_if_changed(None, "x.csv"), r"made must be a str or pathlib.Path", id="store-replace-type", on="studies.store.replace_if_changed"),
+    C(lambda: datasets.train_test_split_standardised(*split(), 10.5, np.random.default_rng(0)), r"n_train must be an integer", id="split-ntrain-float", on="studies.datasets.train_test_split_standardised"),
     # --- the panels' machine (ui/panel.py, ui/panel_controls.py, ui/panel_readout.py)
     C(lambda: FigurePanel({"a": 1}, new_figure(2, 2)[0]), r"controls must be a dict of control name -> ipywidgets control", id="fp-controls", on="ui.panel.FigurePanel"),
     C(lambda: FigurePanel({}, "fig"), r"fig must be a matplotlib Figure", id="fp-fig", on="ui.panel.FigurePanel"),
