@@ -122,6 +122,11 @@ def bound_decomposition(post, mean, cov) -> BoundDecomposition:
 
 def decomposition_table(post, fits: ToyFits, keys=("laplace", "diagonal", "full")) -> Table:
     """ln P(D) = F[Q] + KL(Q‖P) for each fit (:func:`bound_decomposition`), one row per fit."""
+    check.instance("post", post, ToyPosterior)
+    check.instance("fits", fits, ToyFits)
+    keys = check.sequence("keys", keys)
+    if not keys or not all(k in ("laplace", "diagonal", "full", "factor") for k in keys):
+        raise ValueError(f"keys must be a non-empty sequence of 'laplace', 'diagonal', 'full', 'factor', got {keys!r}")
     rows = []
     for key in keys:
         fit = getattr(fits, key)
@@ -426,6 +431,7 @@ def plot_trajectories(axes, comp: HyperparameterComparison):
 
 
 def trajectories_figure(comp: HyperparameterComparison):
+    check.instance("comp", comp, HyperparameterComparison, "a HyperparameterComparison (compare_hyperparameters())")
     fig, axes = new_figure(10.0, 3.8, ncols=2)
     plot_trajectories(axes, comp)
     return fig
@@ -625,6 +631,8 @@ def iteration_notes(s: IterationState) -> list[str]:
 
 def bound_figure(post: ToyPosterior | None = None):
     """The static Fig. 1: posterior with the three fits, and their bars F[Q] → ln P(D)."""
+    if post is not None:
+        check.instance("post", post, ToyPosterior)
     post = make_toy() if post is None else post
     fits = fit_all(post)
     fig, (ax, bx) = new_figure(10.0, 4.2, ncols=2, gridspec_kw={"width_ratios": [1.25, 1.0]})
@@ -771,3 +779,9 @@ EXERCISES = ExerciseSet("03_bound_and_hyperparameters.ipynb", (
     Exercise("q3", ("alpha_em", "same_fixed_point"), _check_q3, _wrong_q3),
     Exercise("q4", ("ex4_panel", "ensemble_alpha_larger"), _check_q4, _wrong_q4, uses_panel="iteration_panel"),
 ))
+
+
+#: the lesson's public names: what its notebook and the benchmarks use (issue 31)
+__all__ = ["EXERCISES", "BoundPanel", "HyperIterationPanel", "bound_decomposition", "bound_figure",
+           "compare_hyperparameters", "decomposition_table", "gaussian_from_sliders", "make_toy",
+           "sliders_from_gaussian", "trajectories_figure"]

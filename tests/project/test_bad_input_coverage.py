@@ -34,31 +34,8 @@ import sys
 
 
 #: sub-packages, or single modules (``"ui.panel"``), whose public callables need not have a case
-#: yet (issue 31: the next step). ui's panel modules are being rewritten for the browser suite.
-NOT_YET = (
-    "lessons.bound",
-    "lessons.classification",
-    "lessons.figures",
-    "lessons.learning_path",
-    "lessons.mean_sigma",
-    "lessons.mixture",
-    "lessons.model_choice",
-    "lessons.model_choice.ard_boston",
-    "lessons.model_choice.committees",
-    "lessons.model_choice.exercises",
-    "lessons.model_choice.figures",
-    "lessons.model_choice.hyper_error_bars",
-    "lessons.model_choice.network_size",
-    "lessons.model_choice.noise_inputs",
-    "lessons.model_choice.occam",
-    "lessons.model_choice.prior_functions",
-    "lessons.model_choice.pruning",
-    "lessons.networks",
-    "lessons.stochastic_vi",
-    "lessons.store_lessons",
-    "lessons.student_copies",
-    "lessons.toy_posterior",
-)
+#: yet: empty (issue 31: studies, lessons and the panels were the last); kept for a module on its way in.
+NOT_YET: tuple[str, ...] = ()
 
 #: public callables of the covered floors still without a case (issue 31: inference/ was emptied in
 #: the second pass; these are ui's exercises, grading, student copies and Voilà renderer, left at the

@@ -17,11 +17,19 @@ import pytest
 
 from project.test_bad_inputs import C
 
+import ensemble_lib as E
 from ensemble_lib import lessons
+from ensemble_lib.core import validation as check
+from ensemble_lib.inference.toy_fits import fit_all
+from ensemble_lib.lessons import (bound, classification, mean_sigma, mixture, model_choice, networks, stochastic_vi,
+                                  store_lessons, toy_posterior)
+from ensemble_lib.lessons import figures as lesson_figures
+from ensemble_lib.lessons import student_copies as lesson_student_copies
 from ensemble_lib.studies import (classification_demo, datasets, hmc_reference, model_size, network_demo, noise_inputs,
                                   pruning_evidence, store, table1)
 from ensemble_lib.ui.panel import FigurePanel
 from ensemble_lib.ui.plotting import new_figure
+from matplotlib.axes import Axes
 
 
 @lru_cache(maxsize=None)
@@ -59,10 +67,125 @@ def split():
     return rng.standard_normal((20, 3)), rng.standard_normal(20)
 
 
+@lru_cache(maxsize=None)
+def toy():
+    return E.make_posterior(**E.PAPER_PRESET)
+
+
+@lru_cache(maxsize=None)
+def toy_fits():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fit_all(toy())
+
+
+def ax():
+    return new_figure(2, 2)[1]
+
+
 CASES = [
     # --- the lessons' registry (lessons/__init__.py)
     C(lambda: lessons.panel_class("NoSuchPanel"), r"name must be one of the registered panels", id="panel-class-name", on="lessons.panel_class"),
     C(lambda: lessons.panel_class(None), r"name must be one of the registered panels", id="panel-class-none", on="lessons.panel_class"),
+    # --- the lessons' public helpers: what the notebooks call (lessons/*.py)
+    C(lambda: check.instance("ax", 3, Axes, "a matplotlib Axes"), r"ax must be a matplotlib Axes, got int", id="check-instance", on="core.validation.instance"),
+    C(lambda: check.mapping("result", [], ("methods",)), r"result must be a dict with methods", id="check-mapping", on="core.validation.mapping"),
+    C(lambda: check.records("rows", [{"a": 1}, 3], ("a",)), r"rows must be a non-empty list of rows \(dicts with a\)", id="check-records", on="core.validation.records"),
+    C(lambda: check.records("rows", []), r"rows must be a non-empty list of rows", id="check-records-empty", on="core.validation.records"),
+    C(lambda: toy_posterior.fits_table(toy_fits(), names=("laplace", "best")), r"names must be a non-empty sequence of the fits held", id="tp-fits-table-names", on="lessons.toy_posterior.fits_table"),
+    C(lambda: toy_posterior.fits_table({}, ), r"fits must be a ToyFits", id="tp-fits-table-fits", on="lessons.toy_posterior.fits_table"),
+    C(lambda: toy_posterior.kl_summary_table([{"alpha": 0.1}]), r"summary must be a non-empty list of rows \(dicts with alpha, n_sets", id="tp-kl-summary", on="lessons.toy_posterior.kl_summary_table"),
+    C(lambda: toy_posterior.plot_fig2(ax(), toy_fits()), r"axes must be two matplotlib Axes", id="tp-fig2-axes", on="lessons.toy_posterior.plot_fig2"),
+    C(lambda: toy_posterior.plot_fig2(new_figure(4, 2, ncols=2)[1], toy_fits(), grid="g"), r"grid must be a PosteriorGrid", id="tp-fig2-grid", on="lessons.toy_posterior.plot_fig2"),
+    C(lambda: toy_posterior.plot_kl_table("ax", [{"alpha": 1.0}]), r"ax must be a matplotlib Axes", id="tp-plot-kl-ax", on="lessons.toy_posterior.plot_kl_table"),
+    C(lambda: toy_posterior.plot_kl_table(ax(), []), r"rows must be a non-empty list of rows", id="tp-plot-kl-rows", on="lessons.toy_posterior.plot_kl_table"),
+    C(lambda: toy_posterior.self_check_tables(None), r"fits must be a ToyFits", id="tp-self-check", on="lessons.toy_posterior.self_check_tables"),
+    C(lambda: toy_posterior.summarise_table([{"alpha": 1.0, "laplace": 1.0}]), r"rows must be a non-empty list of rows \(dicts with alpha, laplace, diagonal, full\)", id="tp-summarise", on="lessons.toy_posterior.summarise_table"),
+    C(lambda: toy_posterior.table_sentences("rows"), r"rows must be a non-empty list of rows", id="tp-sentences", on="lessons.toy_posterior.table_sentences"),
+    C(lambda: mean_sigma.iteration_table(None), r"run must be an EnsembleRun", id="ms-iteration-table-run", on="lessons.mean_sigma.iteration_table"),
+    C(lambda: mean_sigma.iteration_table(E.MacKayGaussian(5, 1.0, 1.0).ensemble_iterations(1.0, 3), n=0), r"n must be an integer in \[1, 1000\]", id="ms-iteration-table-n", on="lessons.mean_sigma.iteration_table"),
+    C(lambda: mean_sigma.iterations_figure(sweeps=(0, 13)), r"sweeps must be an integer in \[0, 12\]", id="ms-iterations-sweeps", on="lessons.mean_sigma.iterations_figure"),
+    C(lambda: mean_sigma.iterations_figure(beta0=-1.0), r"beta0 must be a finite number > 0", id="ms-iterations-beta0", on="lessons.mean_sigma.iterations_figure"),
+    C(lambda: mean_sigma.iterations_figure(model="m"), r"model must be a MacKayGaussian", id="ms-iterations-model", on="lessons.mean_sigma.iterations_figure"),
+    C(lambda: mean_sigma.plot_fig1a(None), r"ax must be a matplotlib Axes", id="ms-fig1a-ax", on="lessons.mean_sigma.plot_fig1a"),
+    C(lambda: mean_sigma.plot_fig1a(ax(), sigma_lim=(0.0, 1.0)), r"sigma_lim must be two finite numbers \(low, high\) with 0 < low < high", id="ms-fig1a-sigma", on="lessons.mean_sigma.plot_fig1a"),
+    C(lambda: mean_sigma.plot_fig1a(ax(), n=2), r"n must be an integer in \[3, 5001\]", id="ms-fig1a-n", on="lessons.mean_sigma.plot_fig1a"),
+    C(lambda: mean_sigma.plot_fig1b(ax(), model=None), r"model must be a MacKayGaussian", id="ms-fig1b-model", on="lessons.mean_sigma.plot_fig1b"),
+    C(lambda: mean_sigma.plot_fig1b(ax(), sigma_lim=(1.0, np.nan)), r"sigma_lim must be two finite numbers", id="ms-fig1b-sigma", on="lessons.mean_sigma.plot_fig1b"),
+    C(lambda: bound.bound_figure(post="toy"), r"post must be a ToyPosterior", id="bd-figure-post", on="lessons.bound.bound_figure"),
+    C(lambda: bound.decomposition_table(toy(), toy_fits(), keys=("best",)), r"keys must be a non-empty sequence of 'laplace'", id="bd-table-keys", on="lessons.bound.decomposition_table"),
+    C(lambda: bound.decomposition_table(toy(), None), r"fits must be a ToyFits", id="bd-table-fits", on="lessons.bound.decomposition_table"),
+    C(lambda: bound.trajectories_figure(None), r"comp must be a HyperparameterComparison", id="bd-trajectories", on="lessons.bound.trajectories_figure"),
+    C(lambda: classification.arrival_figure(seed=-1), r"seed must be an integer >= 0", id="cl-arrival-seed", on="lessons.classification.arrival_figure"),
+    C(lambda: classification.arrival_figure(alpha=0.0), r"alpha must be a finite number > 0", id="cl-arrival-alpha", on="lessons.classification.arrival_figure"),
+    C(lambda: classification.evidence_sentence(None), r"fits must be a NeuronState", id="cl-evidence-sentence", on="lessons.classification.evidence_sentence"),
+    C(lambda: classification.fig9_sentence("state"), r"state must be a Fig9State", id="cl-fig9-sentence", on="lessons.classification.fig9_sentence"),
+    C(lambda: classification.fig9_table(3), r"state must be a Fig9State", id="cl-fig9-table", on="lessons.classification.fig9_table"),
+    C(lambda: classification.fits_table({}), r"fits must be a NeuronState", id="cl-fits-table", on="lessons.classification.fits_table"),
+    C(lambda: classification.neuron_figure("st"), r"st must be a NeuronState", id="cl-neuron-figure", on="lessons.classification.neuron_figure"),
+    C(lambda: classification.neuron_state(0, 1.0, 0), r"n must be an integer in \[1, 30\]", id="cl-neuron-state-n", on="lessons.classification.neuron_state"),
+    C(lambda: classification.neuron_state(5, np.nan, 0), r"alpha must be a finite number", id="cl-neuron-state-alpha", on="lessons.classification.neuron_state"),
+    C(lambda: classification.softmax_demo(None), r"rng must be a numpy.random.Generator", id="cl-softmax-rng", on="lessons.classification.softmax_demo"),
+    C(lambda: classification.softmax_demo(np.random.default_rng(0), classes=1), r"classes must be an integer in \[2, 100\]", id="cl-softmax-classes", on="lessons.classification.softmax_demo"),
+    C(lambda: mixture.fit_mixtures("post"), r"post must be a ToyPosterior", id="mx-fit-post", on="lessons.mixture.fit_mixtures"),
+    C(lambda: mixture.fit_mixtures(toy(), K_max=0), r"K_max must be an integer in \[1, 8\]", id="mx-fit-kmax", on="lessons.mixture.fit_mixtures"),
+    C(lambda: mixture.entropy_table([0.0, -1.0]), r"separations must be finite numbers >= 0", id="mx-entropy-sep", on="lessons.mixture.entropy_table"),
+    C(lambda: mixture.entropy_table([np.inf]), r"separations must contain only finite", id="mx-entropy-inf", on="lessons.mixture.entropy_table"),
+    C(lambda: mixture.kl_check_table(toy(), None), r"comp must be a MixtureComparison", id="mx-kl-check", on="lessons.mixture.kl_check_table"),
+    C(lambda: mixture.ladder_table("comp"), r"comp must be a MixtureComparison", id="mx-ladder", on="lessons.mixture.ladder_table"),
+    C(lambda: mixture.mixtures_for(alpha=-1.0), r"alpha must be a finite number > 0", id="mx-for-alpha", on="lessons.mixture.mixtures_for"),
+    C(lambda: mixture.network_symmetry_demo(n_starts=0), r"n_starts must be an integer in \[1, 50\]", id="mx-symmetry-starts", on="lessons.mixture.network_symmetry_demo"),
+    C(lambda: mixture.network_symmetry_demo(rng=0), r"rng must be a numpy.random.Generator", id="mx-symmetry-rng", on="lessons.mixture.network_symmetry_demo"),
+    C(lambda: mixture.plot_comparison([ax()], None), r"comp must be a MixtureComparison", id="mx-plot-comp", on="lessons.mixture.plot_comparison"),
+    C(lambda: mixture.symmetry_table({}), r"demo must be a NetworkSymmetryDemo", id="mx-symmetry-table", on="lessons.mixture.symmetry_table"),
+    C(lambda: stochastic_vi.comparison_figures(None), r"comp must be an SVIComparison", id="svi-comparison-figures", on="lessons.stochastic_vi.comparison_figures"),
+    C(lambda: stochastic_vi.exact_fit("post"), r"post must be a posterior", id="svi-exact-post", on="lessons.stochastic_vi.exact_fit"),
+    C(lambda: stochastic_vi.floors_sentence("comp"), r"comp must be an SVIComparison", id="svi-floors-sentence", on="lessons.stochastic_vi.floors_sentence"),
+    C(lambda: stochastic_vi.floors_table({}), r"comp must be an SVIComparison", id="svi-floors-table", on="lessons.stochastic_vi.floors_table"),
+    C(lambda: stochastic_vi.timing_table(None), r"comp must be an SVIComparison", id="svi-timing-table", on="lessons.stochastic_vi.timing_table"),
+    C(lambda: stochastic_vi.run_comparison(rng=np.random.default_rng(0), timing_repeats=0), r"timing_repeats must be an integer in \[1, 100\]", id="svi-run-comparison-repeats", on="lessons.stochastic_vi.run_comparison"),
+    C(lambda: stochastic_vi.write_timing_figures("/no/such/folder"), r"outdir must be an existing folder", id="svi-write-timing", on="lessons.stochastic_vi.write_timing_figures"),
+    C(lambda: networks.demo_figure(state="s"), r"state must be a DemoState or None", id="net-demo-figure-state", on="lessons.networks.demo_figure"),
+    C(lambda: networks.demo_figure(data="xt"), r"data must be None or a pair \(x, t\)", id="net-demo-figure-data", on="lessons.networks.demo_figure"),
+    C(lambda: networks.hmc_convergence_note([], "boston"), r"hmc must be a dict of data set -> stored HMC reference", id="net-hmc-note-hmc", on="lessons.networks.hmc_convergence_note"),
+    C(lambda: networks.hmc_convergence_note({}, "boston", threshold=0.9), r"threshold must be in \[1, inf\)", id="net-hmc-note-threshold", on="lessons.networks.hmc_convergence_note"),
+    C(lambda: networks.opening_sentence(None), r"state must be a DemoState", id="net-opening", on="lessons.networks.opening_sentence"),
+    C(lambda: networks.pruning_figure({"methods": {}}), r"result must be a stored Table 1 result \(load_table\(\)\) with methods, splits, config", id="net-pruning-figure", on="lessons.networks.pruning_figure"),
+    C(lambda: networks.table1_text("boston"), r"result must be a stored Table 1 result", id="net-table1-text", on="lessons.networks.table1_text"),
+    C(lambda: networks.table_figure(None), r"boston must be a stored Table 1 result", id="net-table-figure", on="lessons.networks.table_figure"),
+    C(lambda: lesson_figures.main("--only toy"), r"argv must be None or a list of str", id="lesson-figures-main", on="lessons.figures.main"),
+    C(lambda: store_lessons.main(["README.md"]), r"path must be an existing .ipynb file", id="store-lessons-main", on="lessons.store_lessons.main"),
+    C(lambda: store_lessons.store("notebooks/no_such_lesson.ipynb"), r"path must be an existing .ipynb file", id="store-lessons-store", on="lessons.store_lessons.store"),
+    C(lambda: lesson_student_copies.main("build/student"), r"argv must be None or a list of str", id="lesson-student-copies-main", on="lessons.student_copies.main"),
+    C(lambda: model_choice.ard_arrays([]), r"result must be the stored size study", id="mc-ard-arrays", on="lessons.model_choice.ard_boston.ard_arrays"),
+    C(lambda: model_choice.ard_figure({"config": {}}), r"result must be the stored size study \(load_result\(\)\) with config, datasets", id="mc-ard-figure", on="lessons.model_choice.ard_boston.ard_figure"),
+    C(lambda: model_choice.format_ard_inputs(None), r"result must be the stored size study", id="mc-ard-inputs", on="lessons.model_choice.ard_boston.format_ard_inputs"),
+    C(lambda: model_choice.format_ard_splits("r"), r"result must be the stored size study", id="mc-ard-splits", on="lessons.model_choice.ard_boston.format_ard_splits"),
+    C(lambda: model_choice.committee_rows({}), r"result must be the stored size study", id="mc-committee-rows", on="lessons.model_choice.committees.committee_rows"),
+    C(lambda: model_choice.format_committees([{"dataset": "boston"}]), r"rows must be a non-empty list of rows \(dicts with dataset, H", id="mc-format-committees", on="lessons.model_choice.committees.format_committees"),
+    C(lambda: model_choice.hyper_error_bar_demo(degree=-1), r"degree must be an integer in \[0, 15\]", id="mc-heb-demo-degree", on="lessons.model_choice.hyper_error_bars.hyper_error_bar_demo"),
+    C(lambda: model_choice.hyper_error_bar_demo(n=2), r"n must be an integer in \[3, 10000\]", id="mc-heb-demo-n", on="lessons.model_choice.hyper_error_bars.hyper_error_bar_demo"),
+    C(lambda: model_choice.hyper_error_bar_figure(degree=16), r"degree must be an integer in \[0, 15\]", id="mc-heb-figure", on="lessons.model_choice.hyper_error_bars.hyper_error_bar_figure"),
+    C(lambda: model_choice.format_hyper_error_bars([]), r"demos must be a non-empty sequence of HyperErrorBarDemo", id="mc-heb-format", on="lessons.model_choice.hyper_error_bars.format_hyper_error_bars"),
+    C(lambda: model_choice.boston_network_error_bars(n_hidden=0), r"n_hidden must be an integer in \[1, 20\]", id="mc-boston-heb-h", on="lessons.model_choice.hyper_error_bars.boston_network_error_bars"),
+    C(lambda: model_choice.boston_network_error_bars(split=-1), r"split must be an integer >= 0", id="mc-boston-heb-split", on="lessons.model_choice.hyper_error_bars.boston_network_error_bars"),
+    C(lambda: model_choice.format_size({"config": {}, "datasets": {"boston": {}}}, "iris"), r"dataset must be one of the study's data sets \['boston'\]", id="mc-format-size", on="lessons.model_choice.network_size.format_size"),
+    C(lambda: model_choice.model_size_figure([]), r"result must be the stored size study", id="mc-size-figure", on="lessons.model_choice.network_size.model_size_figure"),
+    C(lambda: model_choice.noise_summary(ns=(31,)), r"ns must be an integer in \[0, 30\]", id="mc-noise-summary", on="lessons.model_choice.noise_inputs.noise_summary"),
+    C(lambda: model_choice.noise_summary(ns=()), r"ns must be a non-empty sequence", id="mc-noise-summary-empty", on="lessons.model_choice.noise_inputs.noise_summary"),
+    C(lambda: model_choice.format_noise_summary([{"n_noise": 1}]), r"rows must be a non-empty list of rows \(dicts with n_noise", id="mc-format-noise", on="lessons.model_choice.noise_inputs.format_noise_summary"),
+    C(lambda: model_choice.real_inputs_switched_off("rows"), r"rows must be a non-empty list of rows", id="mc-real-off", on="lessons.model_choice.noise_inputs.real_inputs_switched_off"),
+    C(lambda: model_choice.polynomial_occam(degrees=(0, 16)), r"degrees must be an integer in \[0, 15\]", id="mc-poly-occam", on="lessons.model_choice.occam.polynomial_occam"),
+    C(lambda: model_choice.polynomial_occam(n=1), r"n must be an integer in \[3, 10000\]", id="mc-poly-occam-n", on="lessons.model_choice.occam.polynomial_occam"),
+    C(lambda: model_choice.toy_occam(alphas=(0.0,)), r"alphas must be a finite number > 0", id="mc-toy-occam", on="lessons.model_choice.occam.toy_occam"),
+    C(lambda: model_choice.toy_occam(alphas=()), r"alphas must be a non-empty sequence", id="mc-toy-occam-empty", on="lessons.model_choice.occam.toy_occam"),
+    C(lambda: model_choice.format_occam([("a", 1)]), r"rows must be a non-empty sequence of OccamRow", id="mc-format-occam", on="lessons.model_choice.occam.format_occam"),
+    C(lambda: model_choice.pruning_network(seed=-1), r"seed must be an integer >= 0", id="mc-pruning-network", on="lessons.model_choice.pruning.pruning_network"),
+    C(lambda: model_choice.pruning_demo(n=5), r"n must be an integer in \[10, 100000\]", id="mc-pruning-demo", on="lessons.model_choice.pruning.pruning_demo"),
+    C(lambda: model_choice.format_pruning([("w", 1.0)]), r"rows must be a non-empty sequence of pruning_demo\(\)'s rows", id="mc-format-pruning", on="lessons.model_choice.pruning.format_pruning"),
+    C(lambda: model_choice.format_pruning_study([{"split": 0}]), r"rows must be a non-empty list of rows \(dicts with split, stop", id="mc-format-pruning-study", on="lessons.model_choice.pruning.format_pruning_study"),
+    C(lambda: model_choice.pruning_study_figure(None), r"result must be the stored pruning study", id="mc-pruning-study-figure", on="lessons.model_choice.pruning.pruning_study_figure"),
+    C(lambda: model_choice.pruning_study_rows({"splits": []}), r"result must be the stored pruning study with config, splits", id="mc-pruning-study-rows", on="lessons.model_choice.pruning.pruning_study_rows"),
     # --- studies: entry points (argv; a negative number of splits, no data sets, an unknown backend),
     #     config objects and the public helpers (studies/*.py)
     C(lambda: table1.main("--table"), r"argv must be None or a list of str", id="t1-main-argv", on="studies.table1.main"),

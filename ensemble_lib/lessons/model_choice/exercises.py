@@ -178,5 +178,4 @@ EXERCISES = ExerciseSet("06_choosing_the_model.ipynb", (
     Exercise("q5", ("ex5_panel", "mse_gap"), _check_q5, _wrong_q5, uses_panel="noise_panel"),
 ))
 
-__all__ = ["EXERCISES", "EX1_N", "EX2_GROUP", "EX3_H", "EX5_NOISE", "ex3_formula_sd", "ex4_numbers",
-           "ex5_gaps"]
+__all__ = ["EXERCISES", "EX1_N", "EX2_GROUP", "EX3_H", "EX5_NOISE"]
