@@ -80,6 +80,7 @@ from collections.abc import Callable, Hashable, Iterator
 import ipywidgets as widgets
 from numpy import bool_ as np_bool
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from . import panel_controls as _controls
@@ -635,8 +636,6 @@ class FigurePanel(LiveUpdates):
         return self.widget._repr_mimebundle_(**kwargs)
 
 def _check_axes(ax) -> None:
-    from matplotlib.axes import Axes
-
     if not isinstance(ax, Axes):
         raise ValueError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
 

@@ -229,7 +229,7 @@ def test_every_public_callable_has_a_bad_input_case(capsys):
     with capsys.disabled():
         sys.stdout.write(f"\n[bad-input coverage] not yet required (NOT_YET): {', '.join(NOT_YET)}; "
                          f"callables pending a case (PENDING): {len(PENDING)}\n")
-    assert not missing, "public callables without a case in tests/project/test_bad_inputs.py:\n" + "\n".join(
+    assert not missing, "public callables without a case in tests/project/test_bad_inputs*.py:\n" + "\n".join(
         f"  {sub}: {', '.join(names)}" for sub, names in missing.items())
 
 
