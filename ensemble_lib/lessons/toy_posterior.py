@@ -61,7 +61,7 @@ SEED_RANGE = (0, 99)
 
 def plot_fig2(axes, fits: ToyFits, grid=None):
     """The four panels of Fig. 2: (a) posterior, (b) Laplace, (c) diagonal KL, (d) full KL."""
-    _check_axes_pair(axes)
+    _check_axes_grid(axes)
     check.instance("fits", fits, ToyFits)
     if grid is not None:
         check.instance("grid", grid, PosteriorGrid)
@@ -581,10 +581,12 @@ def _fit_names(fits, names) -> list:
     return names
 
 
-def _check_axes_pair(axes) -> None:
-    if isinstance(axes, Axes) or not hasattr(axes, "__len__") or len(axes) != 2 \
-            or not all(isinstance(a, Axes) for a in axes):
-        raise ValueError(f"axes must be two matplotlib Axes (new_figure(..., ncols=2)), got {type(axes).__name__}")
+def _check_axes_grid(axes) -> None:
+    """``axes``: the four matplotlib Axes of a 2 × 2 figure (posterior, Laplace, diagonal, full)."""
+    flat = np.ravel(np.asarray(axes, dtype=object))
+    if isinstance(axes, Axes) or flat.size != 4 or not all(isinstance(a, Axes) for a in flat):
+        raise ValueError(f"axes must be four matplotlib Axes (new_figure(..., nrows=2, ncols=2)), "
+                         f"got {type(axes).__name__}")
 
 
 #: the lesson's public names: what its notebook and the benchmarks use (issue 31)
