@@ -78,13 +78,10 @@ import time
 from collections.abc import Callable, Hashable, Iterator
 
 import ipywidgets as widgets
-from numpy import bool_ as np_bool
-
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from . import panel_controls as _controls
-from .panel_checks import check_control_name, check_state, check_values, guard_hooks
+from .panel_checks import (check_axes, check_control_name, check_flag, check_panel_args, check_range, check_state,
+                           check_values, guard_hooks)
 from .memo import LRUMemo
 from .panel_canvas import BlitCanvas
 from .panel_controls import NUMERIC_SLIDERS, grid_value, same_value
@@ -170,14 +167,7 @@ class FigurePanel(LiveUpdates):
         guard_hooks(cls)  # a hook called with what the panel lacks: a named ValueError (panel_checks)
 
     def __init__(self, controls: dict, fig, columns: int = 3):
-        if not isinstance(controls, dict) or not all(isinstance(k, str) and isinstance(c, widgets.ValueWidget)
-                                                     for k, c in controls.items()):
-            raise ValueError(f"controls must be a dict of control name -> ipywidgets control, "
-                             f"got {type(controls).__name__}")
-        if not isinstance(fig, Figure):
-            raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-        if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
-            raise ValueError(f"columns must be an integer >= 1, got {columns!r}")
+        check_panel_args(controls, fig, columns)
         self.controls = dict(controls)
         self.fig = fig
         self._held = 0
@@ -351,10 +341,9 @@ class FigurePanel(LiveUpdates):
         background (:attr:`blit`): when the limits do change, the background is drawn afresh
         once (:meth:`invalidate_background`). Returns whether they changed.
         """
-        _check_axes(ax)
-        for name, rng in (("x", x), ("y", y)):
-            if rng is not None and (isinstance(rng, (str, bytes)) or not hasattr(rng, "__len__") or len(rng) != 2):
-                raise ValueError(f"{name} must be None or a range (lo, hi) of two finite numbers, got {rng!r}")
+        check_axes(ax)
+        check_range("x", x)
+        check_range("y", y)
         changed = False
         for rng, get, set_, scale in ((x, ax.get_xlim, ax.set_xlim, ax.get_xscale),
                                       (y, ax.get_ylim, ax.set_ylim, ax.get_yscale)):
@@ -375,7 +364,7 @@ class FigurePanel(LiveUpdates):
         For :meth:`animated_artists`: a plot whose range or ticks change at each
         step is redrawn whole this way, over the cached rest of the figure.
         """
-        _check_axes(ax)
+        check_axes(ax)
         kids = [a for a in ax.get_children() if a is not ax.patch and a.get_visible()]
         return sorted(kids, key=lambda a: a.get_zorder())
 
@@ -402,8 +391,7 @@ class FigurePanel(LiveUpdates):
         false or an outer :meth:`hold` is open; no :meth:`link_controls`); return the state or None."""
         if not isinstance(values, dict):
             raise ValueError(f"values must be a dict of control name -> value, got {type(values).__name__}")
-        if not isinstance(update, (bool, np_bool)):
-            raise ValueError(f"update must be True or False, got {update!r}")
+        check_flag("update", update)
         unknown = sorted(set(values) - set(self.controls))
         if unknown:
             raise ValueError(f"values must name controls of the panel ({', '.join(self.controls)}), got {unknown}")
@@ -446,8 +434,7 @@ class FigurePanel(LiveUpdates):
         no :meth:`link_controls`; when the outermost hold ends (without an
         exception) the panel updates once, unless ``update`` is false. Holds nest.
         """
-        if not isinstance(update, (bool, np_bool)):
-            raise ValueError(f"update must be True or False, got {update!r}")
+        check_flag("update", update)
         self._held += 1
         try:
             yield self
@@ -634,11 +621,6 @@ class FigurePanel(LiveUpdates):
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
-
-def _check_axes(ax) -> None:
-    if not isinstance(ax, Axes):
-        raise ValueError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
-
 
 #: the machine's public names, importable from here wherever they live
 __all__ = ["COALESCE_GAP_S", "COALESCE_MAX_WAIT_S", "COALESCE_QUIET_S", "DRAW_LOCK", "OUTPUT_WIDTH_PX",

@@ -22,6 +22,11 @@ import functools
 import inspect
 import typing
 
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
 #: hooks whose keyword values must bind to the hook's parameters
 VALUE_HOOKS = ("compute", "compute_stream", "inactive_controls")
 #: hooks that take a state
@@ -70,6 +75,34 @@ def check_control_name(panel, name) -> None:
     controls = getattr(panel, "__dict__", {}).get("controls")
     if controls is not None and (not isinstance(name, str) or name not in controls):
         raise ValueError(f"name must be one of the panel's controls {tuple(controls)}, got {_describe(name)}")
+
+
+def check_panel_args(controls, fig, columns) -> None:
+    """``FigurePanel(controls, fig, columns)``: a dict of named controls, a Figure, an int >= 1."""
+    if not isinstance(controls, dict) or not all(isinstance(k, str) and isinstance(c, widgets.ValueWidget)
+                                                 for k, c in controls.items()):
+        raise ValueError(f"controls must be a dict of control name -> ipywidgets control, "
+                         f"got {type(controls).__name__}")
+    if not isinstance(fig, Figure):
+        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
+        raise ValueError(f"columns must be an integer >= 1, got {columns!r}")
+
+
+def check_axes(ax) -> None:
+    if not isinstance(ax, Axes):
+        raise ValueError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+
+
+def check_range(name: str, rng) -> None:
+    """None, or a pair (lo, hi) (:func:`~ensemble_lib.ui.plotting.nice_range` checks the numbers)."""
+    if rng is not None and (isinstance(rng, (str, bytes)) or not hasattr(rng, "__len__") or len(rng) != 2):
+        raise ValueError(f"{name} must be None or a range (lo, hi) of two finite numbers, got {rng!r}")
+
+
+def check_flag(name: str, value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
 
 
 def _guard(hook: str, func):
