@@ -199,7 +199,10 @@ def ranks(name: str, value, *, low: int = 1) -> tuple[int, ...]:
     """A non-empty sequence of integers >= ``low`` (factor ranks), as a tuple."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ValueError(f"{name} must be a sequence of integers >= {low}, got {_describe(value)}")
-    return tuple(integer(name, r, low=low) for r in value)
+    out = tuple(integer(name, r, low=low) for r in value)
+    if not out:
+        raise ValueError(f"{name} must be a non-empty sequence of integers >= {low}, got none")
+    return out
 
 
 def finite_vector(name: str, value, *, min_len: int = 1) -> np.ndarray:
@@ -311,6 +314,36 @@ def posterior(name: str, value):
     return value
 
 
+def instance(name: str, value, kind, what: str | None = None):
+    """``value`` if it is an instance of ``kind`` (a type or tuple of types); else a ValueError naming
+    ``name`` and what it must be (``what``, default "a <kind>")."""
+    if not isinstance(value, kind):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        what = what or " or ".join(f"a {k.__name__}" for k in kinds)
+        raise ValueError(f"{name} must be {what}, got {type(value).__name__}")
+    return value
+
+
+def mapping(name: str, value, keys=(), what: str = "a dict") -> dict:
+    """``value`` if it is a dict holding every key of ``keys`` (a stored result); else a ValueError."""
+    if not isinstance(value, dict) or not all(k in value for k in keys):
+        held = f" with {', '.join(map(str, keys))}" if keys else ""
+        got = "a dict without them" if isinstance(value, dict) else _describe(value)
+        raise ValueError(f"{name} must be {what}{held}, got {got}")
+    return value
+
+
+def records(name: str, value, keys=()) -> list:
+    """``value`` as a list if it is a non-empty sequence of dicts each holding ``keys`` (table rows)."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise ValueError(f"{name} must be a non-empty list of rows (dicts), got {_describe(value)}")
+    rows = list(value)
+    if not rows or not all(isinstance(r, dict) and all(k in r for k in keys) for r in rows):
+        held = f" with {', '.join(map(str, keys))}" if keys else ""
+        raise ValueError(f"{name} must be a non-empty list of rows (dicts{held}), got {_describe(rows)}")
+    return rows
+
+
 def generator(name: str, rng) -> np.random.Generator:
     """Require an explicit ``numpy.random.Generator`` (no global seeding)."""
     if not isinstance(rng, np.random.Generator):
@@ -322,6 +355,6 @@ def generator(name: str, rng) -> np.random.Generator:
 
 
 __all__ = ["PRECISION_RANGE", "callback", "choice", "extent", "finite_array", "finite_matrix",
-           "finite_result", "finite_vector", "flag", "gaussians", "generator", "integer", "interval",
-           "mean_cov", "mean_cov_shapes", "noise_sd", "positive", "posterior", "precision", "ranks",
-           "real", "real_array", "sequence"]
+           "finite_result", "finite_vector", "flag", "gaussians", "generator", "instance", "integer", "interval",
+           "mapping", "mean_cov", "mean_cov_shapes", "noise_sd", "positive", "posterior", "precision", "ranks",
+           "real", "real_array", "records", "sequence"]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..studies.store import FIGURES_DIR, replace_if_changed
 from . import bound, classification, mean_sigma, mixture, model_choice, networks, stochastic_vi, toy_posterior
+from ..studies.store import check_argv
 
 #: every lesson's ``write_figures(outdir)``, in the order they run (lesson 4's also draws Table 1's)
 WRITERS = [
@@ -57,11 +58,16 @@ def write_all(outdir: Path | str = FIGURES_DIR, only: list[str] | None = None) -
 
 
 def main(argv=None) -> None:
+    argv = check_argv(argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--outdir", default=str(FIGURES_DIR))
     parser.add_argument("--only", nargs="*", help="substrings of the writers' module names")
     args = parser.parse_args(argv)
     write_all(args.outdir, args.only)
+
+
+#: the figures command (python -m ensemble_lib.lessons.figures)
+__all__ = ["main"]
 
 
 if __name__ == "__main__":

@@ -129,3 +129,7 @@ LESSONS = [
         panels=('NeuronPanel', 'ModeratedPanel'),
     ),
 ]
+
+
+#: the lessons in order
+__all__ = ["LESSONS", "Lesson"]

@@ -45,12 +45,6 @@ from ..ui.plotting import COLORS, bar_style, new_figure, replace_artists, save_f
 from ..ui.tables import Table, TextTable
 
 #: the demo's names a lesson-4 reader finds here (they live in :mod:`ensemble_lib.studies.network_demo`)
-__all__ = ["H_RANGE", "S_RANGE", "LOG10_ALPHA_RANGE", "DEMO_NOISE_SD", "DEMO_BETA", "DEMO_DEFAULTS", "DEMO_SEED",
-           "DEMO_STORE_FILE", "DemoState", "demo_data", "demo_fit", "load_demo_store", "load_hmc_demo",
-           "demo_figure", "format_demo_readout", "explain_note", "Network1DPanel", "plot_table", "table_figure",
-           "plot_pruning", "pruning_figure", "write_figures", "data_misfit", "misfit_note", "MISFIT_FACTOR",
-           "opening_sentence", "table1_text", "hmc_convergence_note", "R_HAT_CONVERGED", "EXERCISES",
-           "plot_retraining", "retraining_figure", "retraining_table"]
 
 def load_hmc_demo(directory=None) -> dict | None:
     """The stored HMC predictive band of the demo (``figures/hmc_demo.json``), or None if absent.
@@ -126,6 +120,10 @@ class _DemoPlot:
 
 def demo_figure(state: DemoState | None = None, data=None):
     """The static 1-D demo at the default slider values (``figures/network_1d_demo.png``)."""
+    if state is not None:
+        check.instance("state", state, DemoState, "a DemoState or None")
+    if data is not None and (isinstance(data, (str, bytes)) or not hasattr(data, "__len__") or len(data) != 2):
+        raise ValueError(f"data must be None or a pair (x, t) of inputs and targets, got {type(data).__name__}")
     x, t = demo_data() if data is None else data
     if state is None:
         key = memo_key(**DEMO_DEFAULTS)
@@ -242,6 +240,13 @@ class Network1DPanel(FigurePanel):
     blit = True
 
     def __init__(self, data=None):
+        if data is not None:
+            if isinstance(data, (str, bytes)) or not hasattr(data, "__len__") or len(data) != 2:
+                raise ValueError(f"data must be None or a pair (x, t) of inputs and targets, got {type(data).__name__}")
+            x, t = check.finite_vector("x", data[0]), check.finite_vector("t", data[1])
+            if x.shape != t.shape:
+                raise ValueError(f"x and t must have the same length, got {x.size} and {t.size}")
+            data = (x, t)
         self.x, self.t = demo_data() if data is None else data
         #: the stored fits of every control setting on the default data (shared, read-only); other
         #: data are fitted as the panel goes and kept in the panel machine's memo
@@ -298,6 +303,8 @@ class Network1DPanel(FigurePanel):
     def smaller_h_bound(self, state: DemoState) -> tuple | None:
         """``(H, F)``: the highest adapted bound at a smaller H and the same s, among the stored fits
         (every one on the default data), or None."""
+        if not isinstance(state, DemoState):
+            raise ValueError(f"state must be a DemoState (what compute returns), got {type(state).__name__}")
         if not state.adapt:
             return None
         found = [(self._stored[k].bound, h) for h in range(H_RANGE[0], state.n_hidden)
@@ -359,6 +366,11 @@ def table_figure(boston: dict, diabetes: dict | None = None, hmc: dict | None = 
 
     ``hmc`` maps a data set name to its stored HMC reference (missing names: no HMC band).
     """
+    check.mapping("boston", boston, ("methods", "splits", "config"), "a stored Table 1 result (load_table())")
+    if diabetes is not None:
+        check.mapping("diabetes", diabetes, ("methods", "splits", "config"), "a stored Table 1 result (load_table())")
+    if hmc is not None:
+        check.mapping("hmc", hmc, (), "a dict of data set -> stored HMC reference (stored_hmc()) or None")
     hmc = hmc or {}
     fig, axes = new_figure(11.0, 3.8, ncols=2 if diabetes else 1)
     axes = np.atleast_1d(axes)
@@ -411,6 +423,9 @@ def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
 
 def pruning_figure(result: dict, hmc: dict | None = None):
     """:func:`plot_pruning` as a figure (``figures/table1_pruning.png``, Boston)."""
+    check.mapping("result", result, ("methods", "splits", "config"), "a stored Table 1 result (load_table())")
+    if hmc is not None:
+        check.mapping("hmc", hmc, (), "a stored HMC reference or None")
     fig, axes = new_figure(11.0, 3.8, ncols=2)
     plot_pruning(axes[0], axes[1], result, hmc)
     return fig
@@ -443,6 +458,7 @@ _TABLE1_WIDTHS = (28, 15, 6, 16, 5, 16, 13, 8, 8)
 
 def opening_sentence(state: DemoState) -> str:
     """The "Where it opens" paragraph (Markdown) for the panel's default setting ``state``."""
+    check.instance("state", state, DemoState, "a DemoState (demo_fit())")
     mid = state.x_grid.size // 2
     fam = "diagonal" if state.rank == 0 else f"factor s = {state.rank}"
     how = "α and β adapted" if state.adapt else f"α = {state.ens_alpha:.3g} and β = {state.ens_beta:.3g} fixed"
@@ -456,6 +472,10 @@ def opening_sentence(state: DemoState) -> str:
 
 def hmc_convergence_note(hmc: dict, name: str, threshold: float = R_HAT_CONVERGED) -> str:
     """What the stored HMC reference's R-hat says about its "minus HMC" column (Markdown)."""
+    check.mapping("hmc", hmc, (), "a dict of data set -> stored HMC reference (stored_hmc())")
+    if not isinstance(name, str):
+        raise ValueError(f"name must be a data set's name (a str), got {name!r}")
+    threshold = check.positive("threshold", threshold, lower=1.0)
     r = [float(s["r_hat_max"]) for s in hmc["splits"]]
     bad = [x for x in r if x > threshold]
     if not bad:
@@ -472,6 +492,9 @@ def hmc_convergence_note(hmc: dict, name: str, threshold: float = R_HAT_CONVERGE
 def table1_text(result: dict, hmc: dict | None = None) -> TextTable:
     """:func:`~ensemble_lib.studies.table1.format_table` as a :class:`~ensemble_lib.ui.tables.TextTable`:
     the same text (``print``, nbval), an HTML table in a notebook."""
+    check.mapping("result", result, ("methods", "splits", "config"), "a stored Table 1 result (load_table())")
+    if hmc is not None:
+        check.mapping("hmc", hmc, (), "a stored HMC reference or None")
     return TextTable.from_columns(format_table(result, hmc), _TABLE1_WIDTHS)
 
 
@@ -684,3 +707,11 @@ EXERCISES = ExerciseSet("04_ensemble_learning_for_networks.ipynb", (
     Exercise("q4", ("sd_s1", "paper_order_splits"), _check_q4, _wrong_q4),
     Exercise("q5", ("sd_gap", "prior_widens"), _check_q5, _wrong_q5),
 ))
+
+
+#: the lesson's public names: what its notebook and the benchmarks use (issue 31)
+__all__ = ["DEMO_BETA", "DEMO_DEFAULTS", "DEMO_NOISE_SD", "DEMO_SEED", "DEMO_STORE_FILE", "EXERCISES",
+           "H_RANGE", "LOG10_ALPHA_RANGE", "MISFIT_FACTOR", "R_HAT_CONVERGED", "S_RANGE", "DemoState",
+           "Network1DPanel", "demo_data", "demo_fit", "demo_figure", "hmc_convergence_note",
+           "load_demo_store", "opening_sentence", "pruning_figure", "retraining_figure", "retraining_table",
+           "table1_text", "table_figure"]

@@ -81,6 +81,7 @@ def lesson_posterior():
 
 def exact_fit(post, family: str = "full", init=LESSON_START) -> KLFit:
     """The quadrature optimum from the same start as SVI (the global one: the centred start is also tried)."""
+    check.posterior("post", post)
     return kl_fit(post, family, init=[init])
 
 
@@ -102,6 +103,7 @@ class SVIComparison:
 
     def floors(self, fraction: float = 0.5) -> dict:
         """(S, schedule) → mean excess KL over the last ``fraction`` of each run (the noise floor)."""
+        fraction = check.positive("fraction", fraction, upper=1.0)
         return {key: h.tail_kl(fraction) - self.kl_opt for key, h in self.runs.items()}
 
 
@@ -146,12 +148,16 @@ def first_within(h: SVIHistory, kl_opt: float, tol: float) -> tuple[int, float] 
 
 def floors_table(comp: SVIComparison, fraction: float = 0.5) -> Table:
     """Each run's mean excess KL over the optimum in the last ``fraction`` of its steps (nats)."""
+    check.instance("comp", comp, SVIComparison, "an SVIComparison (run_comparison())")
+    fraction = check.positive("fraction", fraction, upper=1.0)
     rows = tuple((f"{S}", schedule, f"{floor:.3f}") for (S, schedule), floor in comp.floors(fraction).items())
     return Table(("S", "step", "mean excess KL, last half (nats)"), rows, rule=True)
 
 
 def floors_sentence(comp: SVIComparison, fraction: float = 0.5) -> str:
     """The notebook's sentence on the noise floors, written from ``comp``'s numbers (Markdown)."""
+    check.instance("comp", comp, SVIComparison, "an SVIComparison (run_comparison())")
+    fraction = check.positive("fraction", fraction, upper=1.0)
     f = comp.floors(fraction)
     fixed1, fixed16, dec1, dec16 = f[(1, "fixed")], f[(16, "fixed")], f[(1, "decaying")], f[(16, "decaying")]
     lower = "lowers" if fixed16 < fixed1 else "does **not** lower"
@@ -165,6 +171,8 @@ def floors_sentence(comp: SVIComparison, fraction: float = 0.5) -> str:
 
 def timing_table(comp: SVIComparison, tol: float = 0.1) -> Table:
     """Wall time of each SVI run and when it first came within ``tol`` nat of the optimum."""
+    check.instance("comp", comp, SVIComparison, "an SVIComparison (run_comparison())")
+    tol = check.positive("tol", tol)
     rows = [("exact (quadrature)", "—", f"{comp.exact_seconds * 1e3:.1f} ms (median of 3)", "to |gradient| ≤ 1e-9")]
     for (S, schedule), h in comp.runs.items():
         hit = first_within(h, comp.kl_opt, tol)
@@ -251,6 +259,7 @@ def plot_kl_vs_time(ax, runs: dict, kl_opt: float, exact_seconds: float):
 
 def comparison_figures(comp: SVIComparison):
     """The two lesson figures: (KL and excess KL vs iteration), (excess KL vs wall time)."""
+    check.instance("comp", comp, SVIComparison, "an SVIComparison (run_comparison())")
     fig1, (ax1, ax2) = new_figure(10.0, 4.2, ncols=2)
     plot_kl_vs_iteration(ax1, comp.runs, comp.kl_opt)
     plot_kl_vs_iteration(ax2, comp.runs, comp.kl_opt, excess=True)
@@ -300,7 +309,7 @@ class SVIExplorer(FigurePanel):
     blit = True
 
     def __init__(self, post=None):
-        self.post = lesson_posterior() if post is None else post
+        self.post = lesson_posterior() if post is None else check.posterior("post", post)
         self.optima = {}
         self.exact_seconds = {}
         for fam in SVI_FAMILIES:
@@ -571,6 +580,8 @@ def write_figures(outdir) -> list[Path]:
 
 def write_timing_figures(outdir) -> list[Path]:
     """Write ``svi_kl_vs_time.png`` (measured wall times: differs from run to run)."""
+    if not isinstance(outdir, (str, Path)):
+        raise ValueError(f"outdir must be a str or pathlib.Path (a folder, made if missing), got {outdir!r}")
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     comp = run_comparison(rng=np.random.default_rng(FIGURE_SEED))
@@ -578,12 +589,8 @@ def write_timing_figures(outdir) -> list[Path]:
     return [save_figure(fig2, outdir / "svi_kl_vs_time.png")]
 
 
-__all__ = [
-    "EXERCISES", "EX1_STEPS", "EX1_FLOOR_GROWS_WITH_A", "EX1_DECAYING_SMALL_A_STOPS_SHORT", "STOPPED_SHORT_GAP",
-    "off_story_note", "Table", "floors_table", "floors_sentence", "timing_table",
-    "LESSON_START", "SVIComparison", "SVIExplorer", "run_comparison", "exact_fit", "lesson_posterior",
-    "plot_kl_vs_iteration", "plot_kl_vs_time", "comparison_figures", "write_figures",
-    "write_timing_figures", "first_within",
-    "running_mean",
-    "NUMPYRO_SECONDS", "NUMPYRO_FLOOR", "PYMC_ADVI_SECONDS",
-]
+#: the lesson's public names: what its notebook and the benchmarks use (issue 31)
+__all__ = ["DEFAULT_KAPPA", "DEFAULT_STEP", "DEFAULT_TAU", "EXERCISES", "LESSON_START", "NUMPYRO_FLOOR",
+           "NUMPYRO_SECONDS", "N_ITER", "PYMC_ADVI_SECONDS", "SVIExplorer", "comparison_figures",
+           "exact_fit", "floors_sentence", "floors_table", "lesson_posterior", "run_comparison",
+           "timing_table", "write_timing_figures"]

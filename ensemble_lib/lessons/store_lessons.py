@@ -26,6 +26,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from ..studies.store import check_argv
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 SOLUTION_TAG = "solution"
@@ -61,6 +62,7 @@ def store(path: Path | str, timeout: int = CELL_TIMEOUT) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = check_argv(argv)
     parser = argparse.ArgumentParser(prog="python -m ensemble_lib.lessons.store_lessons",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", help="lessons to store (default: every notebooks/*.ipynb)")
@@ -69,6 +71,10 @@ def main(argv: list[str] | None = None) -> None:
     for p in paths:
         store(p)
         print(f"stored {p.name}", flush=True)
+
+
+#: the command that stores the executed lessons, and its one step
+__all__ = ["main", "store"]
 
 
 if __name__ == "__main__":

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from ..ui import student_copies
 from . import exercise_sets
+from ..studies.store import check_argv
 
 
 def main(argv: list[str] | None = None) -> None:
     """Write the student copies and the autograders of every lesson to the folder given."""
+    argv = check_argv(argv)
     student_copies.main(argv, exercise_sets())
+
+
+#: the student-copies command (make student)
+__all__ = ["main"]
 
 
 if __name__ == "__main__":

@@ -28,20 +28,21 @@ import math
 from pathlib import Path
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
 from ..core import validation as check
 from ..models.erf_network import TOY_N, TOY_NOISE_SD, TOY_V_TRUE
-from ..inference.laplace import laplace_fit
+from ..inference.laplace import LaplaceFit, laplace_fit
 from ..ui.plotting import (COLORS, LABELS, STYLES, new_figure, nice_ceiling, plot_gaussian_ellipses,
                            plot_posterior_contours, save_figure, style, update_gaussian_ellipses)
-from ..models.toy import PAPER_PRESET, kl_by_quadrature, make_posterior
+from ..models.toy import PAPER_PRESET, PosteriorGrid, ToyPosterior, kl_by_quadrature, make_posterior
 from ..inference.toy_fits import ToyFits, fit_all
 from ..core.progress import report
 from ..ui.panel import FigurePanel
 from ..ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, real
 from ..models.linear import LinearGaussianPosterior
-from ..inference.kl_fit import kl_fit
+from ..inference.kl_fit import KLFit, kl_fit
 from ..ui.tables import Table
 
 #: The values printed in the paper's Fig. 2 caption.
@@ -60,6 +61,10 @@ SEED_RANGE = (0, 99)
 
 def plot_fig2(axes, fits: ToyFits, grid=None):
     """The four panels of Fig. 2: (a) posterior, (b) Laplace, (c) diagonal KL, (d) full KL."""
+    _check_axes_grid(axes)
+    check.instance("fits", fits, ToyFits)
+    if grid is not None:
+        check.instance("grid", grid, PosteriorGrid)
     grid = fits.posterior.grid() if grid is None else grid
     artists = []
     titles = ["(a) true posterior", "(b) Laplace", "(c) KL, diagonal", "(d) KL, full"]
@@ -137,6 +142,7 @@ def load_kl_table(path: Path | str = KL_TABLE_CSV) -> list[dict]:
 
 def summarise_table(rows: list[dict]) -> list[dict]:
     """Per α: median KL of each method and how often Laplace > diagonal > full holds."""
+    rows = check.records("rows", rows, ("alpha", "laplace", "diagonal", "full"))
     out = []
     for alpha in sorted({r["alpha"] for r in rows}):
         sel = [r for r in rows if r["alpha"] == alpha]
@@ -168,6 +174,8 @@ def format_summary(summary: list[dict]) -> str:
 
 def plot_kl_table(ax, rows: list[dict]):
     """KL of each method against α for every data set (log scale), medians joined."""
+    check.instance("ax", ax, Axes, "a matplotlib Axes")
+    rows = check.records("rows", rows, ("alpha", "laplace", "diagonal", "full"))
     artists = []
     alphas = sorted({r["alpha"] for r in rows})
     offsets = {"laplace": 0.94, "diagonal": 1.0, "full": 1.06}
@@ -259,6 +267,8 @@ class ToyExplorer(FigurePanel):
         """The plot's range: the posterior's box (:meth:`ToyPosterior.extent`), each half-width
         rounded up to a nice number (:func:`~ensemble_lib.ui.plotting.nice_ceiling`: at most a third more),
         and 4 % more, so that the tick labels at the ends stay inside the plot."""
+        if not isinstance(post, ToyPosterior):
+            raise ValueError(f"post must be a ToyPosterior, got {type(post).__name__}")
         u0, u1, v0, v1 = post.extent()
         hu, hv = 1.04 * nice_ceiling(max(-u0, u1)), 1.04 * nice_ceiling(max(-v0, v1))
         return -hu, hu, -hv, hv
@@ -328,6 +338,8 @@ def ordering_notes(fits: ToyFits) -> list[str]:
 def kl_summary_table(summary: list[dict]) -> Table:
     """:func:`summarise_table`'s rows as a :class:`~ensemble_lib.ui.tables.Table` (HTML in a notebook;
     its text is :func:`format_summary`'s, column for column)."""
+    summary = check.records("summary", summary, ("alpha", "n_sets", "laplace_median", "diagonal_median", "full_median",
+                                                 "frac_laplace_gt_diag", "frac_diag_gt_full"))
     rows = [(f"{s['alpha']:.2g}", f"{s['n_sets']:d}", f"{s['laplace_median']:.3g}", f"{s['diagonal_median']:.3g}",
              f"{s['full_median']:.3g}", f"{s['frac_laplace_gt_diag']:.0%}", f"{s['frac_diag_gt_full']:.0%}")
             for s in summary]
@@ -380,11 +392,6 @@ def write_figures(outdir) -> list[Path]:
     return [p1, p2, p3]
 
 
-__all__ = [
-    "PAPER_PRESET", "PAPER_KL", "ToyFits", "ToyExplorer", "fit_all", "make_posterior", "kl_table",
-    "summarise_table", "format_summary", "plot_fig2", "plot_kl_table", "fig2_figure", "find_preset",
-    "write_figures", "TOY_V_TRUE",
-]
 
 
 # ---------------------------------------------------------------------------
@@ -518,11 +525,11 @@ EXERCISES = ExerciseSet("01_toy_posterior_laplace_vs_kl.ipynb", (
     Exercise("q4", ("ex4_panel", "kl_floor"), _check_q4, _wrong_q4, uses_panel="panel"),
 ))
 
-__all__ += ["EXERCISES", "ordering_notes", "kl_summary_table"]
 
 
 def table_sentences(rows: list[dict]) -> str:
     """What the KL table says, in sentences written from its numbers (the lesson displays them)."""
+    rows = check.records("rows", rows, ("laplace", "diagonal", "full"))
     lap = np.array([r["laplace"] for r in rows])
     dia = np.array([r["diagonal"] for r in rows])
     ful = np.array([r["full"] for r in rows])
@@ -537,11 +544,12 @@ def table_sentences(rows: list[dict]) -> str:
             f"paper's {PAPER_KL['diagonal']:g} / {PAPER_KL['full']:g}.")
 
 
-__all__ += ["table_sentences"]
 
 
 def fits_table(fits: ToyFits, names=("laplace", "diagonal", "full", "factor")) -> Table:
     """Each fit's mean, KL(Q‖P) and bound F[Q] (§3 of the lesson) as a table."""
+    check.instance("fits", fits, ToyFits)
+    names = _fit_names(fits, names)
     rows = [(n, str(np.round(getattr(fits, n).mean, 3)), f"{getattr(fits, n).kl:.3f}", f"{getattr(fits, n).bound:.3f}")
             for n in names]
     return Table(("fit", "mean (u, v)", "KL(Q‖P)", "bound F[Q]"), rows, widths=(8, 17, 9, 10))
@@ -550,6 +558,7 @@ def fits_table(fits: ToyFits, names=("laplace", "diagonal", "full", "factor")) -
 def self_check_tables(fits: ToyFits) -> tuple[Table, Table]:
     """The self-check: (our KL beside the paper's Fig. 2, the library's ln P(D) − F[Q] beside an
     independent brute-force 2-D quadrature of ∫ Q ln(Q/P))."""
+    check.instance("fits", fits, ToyFits)
     names = ("laplace", "diagonal", "full")
     paper = Table(("", "this data set", "paper (Fig. 2)"),
                   [(n, f"{getattr(fits, n).kl:.2f}", f"{PAPER_KL[n]:.1f}") for n in names], widths=(10, 14, 15))
@@ -560,4 +569,27 @@ def self_check_tables(fits: ToyFits) -> tuple[Table, Table]:
     return paper, quad
 
 
-__all__ += ["fits_table", "self_check_tables"]
+
+
+def _fit_names(fits, names) -> list:
+    """``names``: a non-empty sequence of the fits ``fits`` holds (laplace, diagonal, full, factor)."""
+    names = check.sequence("names", names)
+    if not names or not all(isinstance(n, str) and isinstance(getattr(fits, n, None), (KLFit, LaplaceFit))
+                            for n in names):
+        raise ValueError(f"names must be a non-empty sequence of the fits held (laplace, diagonal, full, factor), "
+                         f"got {names!r}")
+    return names
+
+
+def _check_axes_grid(axes) -> None:
+    """``axes``: the four matplotlib Axes of a 2 × 2 figure (posterior, Laplace, diagonal, full)."""
+    flat = np.ravel(np.asarray(axes, dtype=object))
+    if isinstance(axes, Axes) or flat.size != 4 or not all(isinstance(a, Axes) for a in flat):
+        raise ValueError(f"axes must be four matplotlib Axes (new_figure(..., nrows=2, ncols=2)), "
+                         f"got {type(axes).__name__}")
+
+
+#: the lesson's public names: what its notebook and the benchmarks use (issue 31)
+__all__ = ["EXERCISES", "PAPER_KL", "PAPER_PRESET", "TOY_V_TRUE", "ToyExplorer", "fits_table",
+           "kl_summary_table", "load_kl_table", "plot_fig2", "plot_kl_table", "self_check_tables",
+           "summarise_table", "table_sentences"]

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 import numpy as np
-from scipy import integrate, optimize
+from scipy import integrate, optimize, special
 
 from ..core import validation as check
 from .erf_network import TOY_N, TOY_NOISE_SD, sigma, sigma_prime, toy_data
@@ -98,6 +98,13 @@ _MASS_CUTOFF = 45.0
 _PLOT_CUTOFF = 9.0
 #: ln g at one float u is summed in plain floats up to this many data points (numpy beyond).
 _SCALAR_PATH_MAX_N = 64
+#: The largest β Σt_n² the exact posterior is computed for. ln g(u) (the quadrature's integrand,
+#: v integrated out) sums terms as large as β Σt²/2 that cancel, so in double precision it carries
+#: a round-off of about ε β Σt²/2; the quadrature asks for 256 times that relative accuracy, which
+#: at this limit is 3e-3 (ln Z to 3e-3 nats). Beyond it the round-off grows past the levels the
+#: integration range and the plotting window are found from (e^-45 and e^-9 below the peak; at
+#: β Σt² ~ 1e17 they are lost altogether: t of size 1e10 at β = 100): refused, by name.
+BETA_T_MAX = 1e11
 
 
 @dataclass(frozen=True)
@@ -123,11 +130,12 @@ class ToyPosterior(RegressionPosterior):
     Parameters
     ----------
     x, t : array_like, shape (N,)
-        Inputs and targets (finite, same length ≥ 1).
+        Inputs and targets (finite, same length ≥ 1), with ``beta * sum(t**2)`` at most
+        :data:`BETA_T_MAX` (1e11: beyond it ln Z is lost to round-off; measure t in larger units).
     alpha : float
         Prior precision α in [1e-8, 1e8] (prior N(0, I/α) on (u, v)).
     beta : float
-        Noise precision β in [1e-8, 1e8] (noise s.d. 1/√β).
+        Noise precision β in [1e-8, 1e8] (noise s.d. 1/√β), with β Σt² ≤ :data:`BETA_T_MAX`.
     n_quad : int
         Gauss–Hermite nodes for expectations over u under a narrow Q (16 to
         1000); a Q too broad for them gets a composite rule (:func:`u_rule`).
@@ -153,10 +161,25 @@ class ToyPosterior(RegressionPosterior):
         self.n_data = x.size
         self.n_quad = check.integer("n_quad", n_quad, low=16, high=1000)
         self._T = float(t @ t)
+        self._check_scale()
         self._x_max = float(np.max(np.abs(x)))
         # the scalar path of ln g (the quadrature's integrand), in plain floats: numpy's
         # per-call overhead on a few data points is ten times the arithmetic
         self._xt_scaled = tuple(zip((x / math.sqrt(2.0)).tolist(), t.tolist()))
+
+    def _check_scale(self) -> None:
+        """Refuse β Σt² above :data:`BETA_T_MAX`, naming ``beta`` and ``t``."""
+        if self.beta * self._T > BETA_T_MAX:
+            raise ValueError(
+                f"beta * sum(t**2) must be at most {BETA_T_MAX:g}, got {self.beta * self._T:.3g} (beta={self.beta:g}): "
+                f"beyond it the exact posterior's log density, of that size, is lost to floating-point "
+                f"round-off; measure t in larger units or use a smaller beta")
+
+    def with_hyperparameters(self, alpha=None, beta=None):
+        """A copy with new α and/or β; β Σt² must stay at most :data:`BETA_T_MAX`."""
+        new = super().with_hyperparameters(alpha=alpha, beta=beta)
+        new._check_scale()
+        return new
 
     def __repr__(self) -> str:
         return (
@@ -314,7 +337,8 @@ class ToyPosterior(RegressionPosterior):
         _, lg_max, r = self._u_support
         level = lg_max - drop
         f = lambda s: float(self.log_marginal_u(s)) - level  # noqa: E731
-        above = [u for u, v in peaks if v > level] + list(grid[lg > level])
+        # the mode is above any level below the peak (drop > 0), also where no grid point is
+        above = [self._u_support[0]] + [u for u, v in peaks if v > level] + list(grid[lg > level])
         u_in = max(above)
         if f(r) >= 0.0:
             return r
@@ -384,9 +408,14 @@ class ToyPosterior(RegressionPosterior):
         """
         coverage = check.positive("coverage", coverage, upper=1.0)
         u_hi = self._u_level(_PLOT_CUTOFF)
+        lg_max = self._u_support[1]
         u = np.linspace(0.0, u_hi, 801)
         lg = self.log_marginal_u(u)
-        keep = lg > self._u_support[1] - _PLOT_CUTOFF
+        resolved = lg.max() > lg_max - 1.0  # else a peak of g is narrower than the grid's step
+        if not resolved:
+            u = self._u_nodes(u_hi)
+            lg = self.log_marginal_u(u)
+        keep = lg > lg_max - _PLOT_CUTOFF
         A, B, _, _ = self._AB(u[keep])
         prec = self.beta * A + self.alpha
         v_hi = float(np.max(np.abs(self.beta * B / prec) + 4.0 / np.sqrt(prec)))
@@ -394,6 +423,11 @@ class ToyPosterior(RegressionPosterior):
             return -1.05 * u_hi, 1.05 * u_hi, -1.05 * v_hi, 1.05 * v_hi
         g = self.grid(n=301, extent=(-u_hi, u_hi, -v_hi, v_hi))
         dens = g.density
+        if not resolved or not 0.5 < dens.sum() * g.cell_area < 2.0:
+            # the 301² grid has lost the posterior (narrower than its cells: its Riemann sum of the
+            # normalised density is far from 1, or 0): the marginals from the 1-D reduction instead
+            U, V = self._coverage_half_widths(self._u_nodes(u_hi), v_hi, coverage)
+            return -1.1 * U, 1.1 * U, -1.1 * V, 1.1 * V
 
         def half_width(axis_vals, marginal):
             order = np.argsort(np.abs(axis_vals))
@@ -405,6 +439,41 @@ class ToyPosterior(RegressionPosterior):
         U = half_width(g.u, dens.sum(axis=0))
         V = half_width(g.v, dens.sum(axis=1))
         return -1.1 * U, 1.1 * U, -1.1 * V, 1.1 * V
+
+    def _u_nodes(self, u_hi: float) -> np.ndarray:
+        """u in [0, u_hi] that resolve g: an even grid, and 80 steps across each side of each peak
+        carrying mass, out to 16 of its half-widths (:meth:`_peak_widths`)."""
+        lg_max = self._u_support[1]
+        parts = [np.linspace(0.0, u_hi, 801)]
+        for u, v in self._u_scan[2]:
+            if v > lg_max - _MASS_CUTOFF:
+                offsets = self._peak_widths(u, v)
+                right = min([d for d in offsets if d > 0.0], default=0.0)
+                left = min([-d for d in offsets if d < 0.0], default=0.0)
+                parts.append(u + np.linspace(-16.0 * left, 16.0 * right, 161))
+        u = np.concatenate(parts)
+        return np.unique(u[(u >= 0.0) & (u <= u_hi)])
+
+    def _coverage_half_widths(self, u: np.ndarray, v_hi: float, coverage: float) -> tuple[float, float]:
+        """Half-widths (U, V) holding ``coverage`` of the u- and v-marginals, from g on the nodes ``u``
+        (trapezoid weights; g is even) and v's Gaussian conditional given u."""
+        lg = self.log_marginal_u(u)
+        w = np.zeros_like(u)
+        du = np.diff(u)
+        w[:-1] += 0.5 * du
+        w[1:] += 0.5 * du
+        mass = np.exp(lg - lg.max()) * w
+        mass /= mass.sum()
+        U = float(u[min(int(np.searchsorted(np.cumsum(mass), coverage)), u.size - 1)])
+        A, B, _, _ = self._AB(u)
+        prec = self.beta * A + self.alpha
+        m, s = self.beta * B / prec, 1.0 / np.sqrt(prec)
+
+        def short(V):  # P(|v| ≤ V) − coverage
+            return float(mass @ (special.ndtr((V - m) / s) - special.ndtr((-V - m) / s))) - coverage
+
+        V = v_hi if short(v_hi) <= 0.0 else float(optimize.brentq(short, 0.0, v_hi, xtol=1e-12 * v_hi))
+        return U, V
 
     def grid(self, n: int = 121, extent=None) -> PosteriorGrid:
         """Normalised log density on an n×n grid over ``extent`` (default :meth:`extent`).
@@ -539,4 +608,4 @@ def kl_by_quadrature(post, mean, cov, weights=None, n: int = 401, z_max: float =
     return total
 
 
-__all__ = ["PAPER_PRESET", "PosteriorGrid", "ToyPosterior", "kl_by_quadrature", "make_posterior"]
+__all__ = ["BETA_T_MAX", "PAPER_PRESET", "PosteriorGrid", "ToyPosterior", "kl_by_quadrature", "make_posterior"]

@@ -193,6 +193,8 @@ def neuron_settings() -> list[tuple[int, float, int]]:
 
 def fits_row(fits) -> dict[str, np.ndarray]:
     """The stored numbers of one :class:`~ensemble_lib.inference.classification_fits.ClassificationFits`."""
+    if not all(hasattr(fits, a) for a in ("log_evidence", "log_evidence_laplace", *FAMILIES)):
+        raise ValueError(f"fits must be the ClassificationFits of fit_classification, got {type(fits).__name__}")
     row = {"log_evidence": fits.log_evidence, "log_evidence_laplace": fits.log_evidence_laplace}
     for key in FAMILIES:
         fit = getattr(fits, key)
@@ -235,11 +237,9 @@ def main(argv=None) -> None:
         write_neuron_store(stored_file(NEURON_STORE_NAME, args.outdir))
 
 
-__all__ = ["COMMAND", "ContourPath", "DISTANCES", "FAMILIES", "FIG9", "NEURON_INPUT_SD", "NEURON_LOG10_ALPHAS",
-           "NEURON_N_MAX", "NEURON_NS", "NEURON_SEEDS", "NEURON_STORE_NAME", "NEURON_W", "STORE_NAME", "X1", "X2",
-           "compute_neuron_store", "compute_store", "contour_path", "fig9_data", "fig9_posterior", "fits_row",
-           "load_neuron_store", "load_store", "main", "neuron_data", "neuron_posterior", "neuron_settings",
-           "write_neuron_store", "write_store"]
+__all__ = ["COMMAND", "DISTANCES", "FAMILIES", "FIG9", "NEURON_INPUT_SD", "NEURON_LOG10_ALPHAS", "NEURON_N_MAX",
+           "NEURON_NS", "NEURON_SEEDS", "NEURON_STORE_NAME", "NEURON_W", "STORE_NAME", "X1", "X2", "contour_path",
+           "fits_row", "load_neuron_store", "load_store", "main", "neuron_data", "neuron_posterior"]
 
 
 if __name__ == "__main__":

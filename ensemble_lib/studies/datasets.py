@@ -211,3 +211,6 @@ def train_test_split_standardised(X, y, n_train: int, rng: np.random.Generator) 
         X_test=(X[te] - x_mean) / x_std, y_test=(y[te] - y_mean) / y_std,
         train_index=tr, test_index=te, x_mean=x_mean, x_std=x_std, y_mean=y_mean, y_std=y_std,
     )
+
+
+__all__ = ["B_COLUMN_STATEMENT", "load_boston", "train_test_split_standardised"]

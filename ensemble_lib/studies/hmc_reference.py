@@ -250,6 +250,7 @@ def write_json(result: dict, path) -> Path:
 
 def load_reference(dataset: str = "boston", directory=None) -> dict:
     """Read ``hmc_reference_{dataset}.json`` (default: the repository's ``figures/``)."""
+    dataset = check.choice("dataset", dataset, ("boston", "diabetes"))
     return load_json(REFERENCE_FILE.format(dataset=dataset), directory,
                      command=f"python -m ensemble_lib.studies.hmc_reference --datasets {dataset}")
 
@@ -401,6 +402,9 @@ def main(argv=None) -> list[Path]:
     if args.times:
         write_times({"split_seconds": wall, "date": time.strftime("%Y-%m-%d")}, args.times, sort_keys=True)
     return written
+
+
+__all__ = ["DEMO_FILE", "REFERENCE_FILE", "load_reference", "main"]
 
 
 if __name__ == "__main__":

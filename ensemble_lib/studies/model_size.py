@@ -44,6 +44,7 @@ import math
 import sys
 import time
 import warnings
+import dataclasses
 from dataclasses import dataclass, field
 from functools import partial as partial_fn
 from pathlib import Path
@@ -145,14 +146,27 @@ class ModelSizeConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelSizeConfig":
+        """The configuration ``as_dict`` stored (every field; ``prior`` as a dict of a, b, c, d)."""
+        fields = {f.name for f in dataclasses.fields(cls)}
+        if not isinstance(d, dict) or set(d) != fields or not isinstance(d.get("prior"), dict):
+            raise ValueError(f"d must be a dict of the fields {sorted(fields)} (prior a dict of a, b, c, d), "
+                             f"as as_dict() gives, got {d!r:.200}")
         d = dict(d)
         d["prior"] = GammaHyperprior(**d["prior"])
         d["hidden"] = tuple(d["hidden"])
         return cls(**d)
 
 
+def _check_config(config) -> None:
+    if not isinstance(config, ModelSizeConfig):
+        raise ValueError(f"config must be a ModelSizeConfig, got {type(config).__name__}")
+
+
 def load_split(dataset: str, config: ModelSizeConfig, index: int):
     """``(data, split, X_train, X_test)``: Table 1's split ``index`` at ``config.n_train``, ``config.seed``."""
+    dataset = check.choice("dataset", dataset, DATASETS)
+    _check_config(config)
+    index = check.integer("index", index, low=0)
     return dataset_split(dataset, config.n_train, config.seed, index)
 
 
@@ -188,6 +202,14 @@ def _evidence(Xtr, y_train, H: int, rng, n_restarts: int, config: ModelSizeConfi
 
 def size_row(Xtr, y_train, Xte, y_test, H: int, config: ModelSizeConfig, index: int) -> dict:
     """Everything recorded for one split and one H (module docstring), with one BLAS thread."""
+    _check_config(config)
+    H = check.integer("H", H, low=1, high=20)
+    index = check.integer("index", index, low=0)
+    Xtr, Xte = check.finite_matrix("Xtr", Xtr), check.finite_matrix("Xte", Xte)
+    y_train, y_test = check.finite_vector("y_train", y_train), check.finite_vector("y_test", y_test)
+    if Xtr.shape[0] != y_train.size or Xte.shape[0] != y_test.size or Xtr.shape[1] != Xte.shape[1]:
+        raise ValueError(f"Xtr, y_train, Xte, y_test must be a split's rows and targets (rows matching targets, "
+                         f"the same columns), got {Xtr.shape}, {y_train.shape}, {Xte.shape}, {y_test.shape}")
     with _one_blas_thread():
         return _size_row(Xtr, y_train, Xte, y_test, H, config, index)
 
@@ -484,6 +506,9 @@ def main(argv=None) -> None:
     if args.times:
         write_times({"wall_seconds": round(wall, 1), "split_seconds": seconds, "n_jobs": args.jobs,
                      "config": config.as_dict(), "date": time.strftime("%Y-%m-%d")}, args.times)
+
+
+__all__ = ["DATASETS", "RESULT_FILE", "ModelSizeConfig", "load_result", "load_split", "main", "size_row"]
 
 
 if __name__ == "__main__":

@@ -193,6 +193,7 @@ def load_demo_store(directory=None, n_grid: int = 121) -> dict:
     controls on :func:`demo_data`. Empty if the file is absent, or if its data or x grid are not
     the panel's (then the panel fits as it goes).
     """
+    n_grid = check.integer("n_grid", n_grid, low=3, high=10_001)
     path = stored_file(DEMO_STORE_FILE, directory)
     if not path.is_file():
         return {}
@@ -226,6 +227,9 @@ def default_fits() -> dict:
 
 def memo_key(n_hidden, rank, alpha, adapt) -> tuple:
     """One demo fit's settings as a dictionary key (α is ignored when it is adapted)."""
+    n_hidden, rank = check.integer("n_hidden", n_hidden, low=1), check.integer("rank", rank, low=0)
+    adapt = check.flag("adapt", adapt)
+    alpha = 1.0 if adapt else check.positive("alpha", alpha)
     return (int(n_hidden), int(rank), None if adapt else round(math.log10(alpha), 6), bool(adapt))
 
 
@@ -313,6 +317,11 @@ def main(argv=None) -> None:
     except FileExistsError as e:
         raise SystemExit(str(e)) from None
     print(f"{len(demo_settings())} settings fitted in {time.perf_counter() - t0:.0f} s: {path}")
+
+
+__all__ = ["DEMO_BETA", "DEMO_DEFAULTS", "DEMO_NOISE_SD", "DEMO_SEED", "DEMO_STORE_FILE", "H_RANGE",
+           "LOG10_ALPHAS", "LOG10_ALPHA_RANGE", "S_RANGE", "DemoState", "default_fits", "demo_data", "demo_fit",
+           "load_demo_store", "main", "memo_key"]
 
 
 if __name__ == "__main__":

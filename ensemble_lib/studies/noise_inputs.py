@@ -72,9 +72,15 @@ class NoiseInputsConfig:
         return asdict(self)
 
 
+def _check_config(config) -> None:
+    if not isinstance(config, NoiseInputsConfig):
+        raise ValueError(f"config must be a NoiseInputsConfig, got {type(config).__name__}")
+
+
 @lru_cache(maxsize=4)
 def boston_split(config: NoiseInputsConfig = NoiseInputsConfig()):
     """``(names, X_train, y_train, X_test, y_test)``: the standardised split, no bias column."""
+    _check_config(config)
     data, split, _, _ = dataset_split("boston", config.n_train, config.seed, config.split)
     return tuple(data.feature_names), split.X_train, split.y_train, split.X_test, split.y_test
 
@@ -89,6 +95,8 @@ def noise_columns(noise_seed: int, config: NoiseInputsConfig = NoiseInputsConfig
 
 def design(n_noise: int, noise_seed: int, config: NoiseInputsConfig = NoiseInputsConfig()):
     """``(X_train, X_test)``: the 13 inputs and the first ``n_noise`` noise columns."""
+    _check_config(config)
+    check.integer("noise_seed", noise_seed, low=0)
     n_noise = check.integer("n_noise", n_noise, low=0, high=config.n_max)
     _, Xtr, _, Xte, _ = boston_split(config)
     Ntr, Nte = noise_columns(noise_seed, config)
@@ -111,8 +119,11 @@ def posterior_at(n_noise: int, noise_seed: int, alphas, beta, config: NoiseInput
     """The Gaussian posterior (a ``ClassEvidenceState``: w_MP, A⁻¹, γ_c) at stored α_c (one per input, or
     one for all) and β: one step of :func:`~ensemble_lib.inference.ard.linear_class_evidence` from them."""
     Xtr, _ = design(n_noise, noise_seed, config)
-    alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+    alphas = np.atleast_1d(check.finite_array("alphas", alphas))
     k = Xtr.shape[1]
+    if alphas.ndim != 1 or alphas.size not in (1, k) or np.any(alphas <= 0):
+        raise ValueError(f"alphas must be one positive precision or one per input ({k}), got shape {alphas.shape}")
+    beta = check.precision("beta", beta)
     classes = [[j] for j in range(k)] if alphas.size == k else [list(range(k))]
     lin = LinearGaussianPosterior(Xtr, boston_split(config)[2], 1.0, 1.0)
     with warnings.catch_warnings():
@@ -176,6 +187,10 @@ def main(argv=None) -> None:
             bar.close()
     path = save_json(result, Path(args.outdir) / RESULT_FILE, indent=None, compact=True)
     print(f"{path.name} written", flush=True)
+
+
+__all__ = ["COMMAND", "RESULT_FILE", "NoiseInputsConfig", "boston_split", "design", "load_result", "main",
+           "posterior_at"]
 
 
 if __name__ == "__main__":

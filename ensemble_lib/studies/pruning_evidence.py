@@ -210,5 +210,8 @@ def main(argv=None) -> None:
     print(f"{path} written", flush=True)
 
 
+__all__ = ["RESULT_FILE", "PruningConfig", "load_result", "main"]
+
+
 if __name__ == "__main__":
     main()

@@ -263,3 +263,6 @@ def resume_command(module: str, argv) -> str:
     """The command line that resumes ``python -m module argv``: the same arguments with ``--resume``."""
     args = [a for a in argv if a not in ("--resume", "--force")]
     return shlex.join(["python", "-m", module, *args, "--resume"])
+
+
+__all__ = ["BACKENDS"]  # the runner is the studies' own (their run_* and main take its options)

@@ -138,3 +138,6 @@ def config_from_table(result: dict) -> TableConfig:
     cfg["prior"] = GammaHyperprior(**cfg["prior"])
     cfg["ranks"] = tuple(cfg["ranks"])
     return TableConfig(**cfg)
+
+
+__all__ = ["TableConfig"]

@@ -105,7 +105,13 @@ def stored_file(name: str, directory=None, command: str | None = None) -> Path:
 
     With ``command``, a missing file raises FileNotFoundError saying which command makes it.
     """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty str (a stored file's name), got {name!r}")
+    if directory is not None and not isinstance(directory, (str, os.PathLike)):
+        raise ValueError(f"directory must be None or a str or pathlib.Path, got {type(directory).__name__}")
     path = Path(FIGURES_DIR if directory is None else directory) / name
+    if command is not None and directory is not None and not path.parent.is_dir():
+        raise ValueError(f"directory must be an existing folder, got {str(directory)!r}")
     if command is not None and not path.is_file():
         raise FileNotFoundError(f"{path.name} is missing: run `{command}` to make it")
     return path
@@ -120,6 +126,22 @@ def load_npz(path) -> dict:
     """Every array of an ``.npz`` file (no pickles), as name → array."""
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
+
+
+def check_argv(argv) -> list[str] | None:
+    """A command line's arguments: None (``sys.argv``) or a list of str (not one str, split by letter)."""
+    if argv is not None and (isinstance(argv, (str, bytes)) or not isinstance(argv, (list, tuple))
+                             or not all(isinstance(a, str) for a in argv)):
+        raise ValueError(f"argv must be None or a list of str (the command line's arguments), got {argv!r}")
+    return None if argv is None else list(argv)
+
+
+class _StudyParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose ``parse_args`` refuses ``argv`` that is not a list of str (a study's
+    ``main(argv)``: :func:`check_argv`)."""
+
+    def parse_args(self, args=None, namespace=None):
+        return super().parse_args(check_argv(args), namespace)
 
 
 def study_parser(description: str, *, outdir: bool | str = True, jobs: int | None | bool = False,
@@ -138,7 +160,7 @@ def study_parser(description: str, *, outdir: bool | str = True, jobs: int | Non
     times : str, optional
         Add ``--times FILE`` with this help text.
     """
-    parser = argparse.ArgumentParser(description=description)
+    parser = _StudyParser(description=description)
     if outdir == "scratch":
         parser.add_argument("--outdir", default=None,
                             help="where to write (default: figures/ for the published configuration, "
@@ -265,7 +287,12 @@ def replace_if_changed(made, stored) -> bool:
     Returns True if ``stored`` was replaced; otherwise ``made`` is removed and ``stored`` keeps its
     bytes. Either way ``stored`` is at every moment the old file or the new one, never a mix.
     """
+    for name, value in (("made", made), ("stored", stored)):
+        if not isinstance(value, (str, os.PathLike)):
+            raise ValueError(f"{name} must be a str or pathlib.Path, got {type(value).__name__}")
     made, stored = Path(made), Path(stored)
+    if not made.is_file():
+        raise ValueError(f"made must name an existing file, got {str(made)!r}")
     if floating_point_difference(made, stored) is None:
         made.unlink()
         return False
@@ -273,3 +300,6 @@ def replace_if_changed(made, stored) -> bool:
     os.chmod(made, stored.stat().st_mode & 0o777 if stored.exists() else 0o644)
     os.replace(made, stored)
     return True
+
+
+__all__ = ["FIGURES_DIR", "SCRATCH_DIR", "replace_if_changed", "stored_file"]

@@ -237,7 +237,9 @@ def run_tables(datasets=tuple(TABLE_FILES), config: "TableConfig | None" = None,
     file) each finished split is kept there at once and ``resume`` continues from it;
     ``backend="dask"`` with ``scheduler`` sends the splits to an existing Dask cluster.
     """
-    datasets = list(datasets)
+    datasets = check.sequence("datasets", datasets)
+    if not datasets:
+        raise ValueError(f"datasets must name at least one of {sorted(TABLE_FILES)}, got none")
     for name in datasets:
         load_dataset(name)  # a bad name fails here, before any work starts
     config = TableConfig() if config is None else config
@@ -310,6 +312,13 @@ def write_table(result: dict, path) -> Path:
     return save_json(result, path)
 
 
+def _check_result(name: str, value, keys=("methods", "splits", "config")) -> None:
+    """A stored study result (a dict with ``keys``), or a ValueError naming ``name``."""
+    if not isinstance(value, dict) or not all(k in value for k in keys):
+        raise ValueError(f"{name} must be a stored result (load_table() or load_reference()): a dict with "
+                         f"{', '.join(keys)}, got {type(value).__name__}")
+
+
 def load_table(name: str = "boston", directory=None) -> dict:
     """Read a stored table (``figures/boston_table1.json`` or ``figures/diabetes_table.json``)."""
     if name not in TABLE_FILES:
@@ -340,6 +349,8 @@ def hmc_comparison(result: dict, hmc: dict) -> dict:
     that both share cancels). ``"hmc"`` holds HMC's own test MSE over the same splits, and
     ``"r_hat_max"`` the worst split's R-hat (HMC's convergence: near 1 is good).
     """
+    _check_result("result", result)
+    _check_result("hmc", hmc, ("config", "splits"))
     same = ("n_train", "n_hidden", "seed", "prior")
     a, b = result["config"], hmc["config"]
     if result.get("dataset") != hmc.get("dataset") or any(a[k] != b[k] for k in same):
@@ -360,6 +371,7 @@ def hmc_comparison(result: dict, hmc: dict) -> dict:
 
 def paired_difference(result: dict, a: str, b: str) -> dict:
     """``test_mse(a) − test_mse(b)`` per split: mean and standard error over the splits (paired)."""
+    _check_result("result", result, ("methods", "splits"))
     for key in (a, b):
         if key not in result["methods"]:
             raise ValueError(f"method must be one of {sorted(result['methods'])}, got {key!r}")
@@ -382,6 +394,7 @@ def pruning_summary(result: dict) -> dict:
         a higher bound always predicts better; 0: unrelated); ``fewer_units_than_laplace``:
         family-best fits with fewer active units than the split's Laplace network, of ``n_fits``.
     """
+    _check_result("result", result, ("methods", "splits"))
     # scipy.stats on first use: a lesson that imports this module only to read the stored study
     # (lesson 6) does not pay for importing it in its Run All
     from scipy.stats import spearmanr
@@ -410,6 +423,7 @@ def pruning_summary(result: dict) -> dict:
 
 def format_table(result: dict, hmc: dict | None = None) -> str:
     """The stored table as text: test MSE ± s.e., the paper's, excess over HMC, active units, bound, α, β."""
+    _check_result("result", result, ("methods",))
     paper = result.get("paper") or {}
     cmp = hmc_comparison(result, hmc) if hmc is not None else None
     lines = [f"{'method':28s} {'test MSE':>15s} {'paper':>6s} {'minus HMC':>16s} {'units':>5s} "
@@ -504,6 +518,8 @@ def main(argv=None) -> None:
         return
     if not args.table:
         parser.error("nothing to do: pass --table (or --verify-split I)")
+    if not args.datasets or not set(args.datasets) <= set(TABLE_FILES):
+        raise ValueError(f"--datasets must name one or more of {sorted(TABLE_FILES)}, got {args.datasets}")
     config = TableConfig(n_train=args.n_train, n_hidden=args.n_hidden, ranks=tuple(args.ranks),
                          n_splits=args.n_splits, n_restarts=args.n_restarts)
     outdir = Path(args.outdir) if args.outdir is not None else output_dir(config)
@@ -546,6 +562,10 @@ def output_dir(config: TableConfig) -> Path:
     """Where ``--table`` writes without ``--outdir``: ``figures/`` for the published protocol
     (:class:`TableConfig`'s defaults), ``build/studies/`` for a quick or partial run."""
     return FIGURES_DIR if config == TableConfig() else SCRATCH_DIR
+
+
+__all__ = ["METHOD_LABELS", "TABLE_FILES", "TableConfig", "format_table", "hmc_comparison", "load_table", "main",
+           "paired_difference", "pruning_summary", "run_table", "run_tables", "stored_hmc"]
 
 
 if __name__ == "__main__":

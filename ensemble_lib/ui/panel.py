@@ -69,6 +69,7 @@ every name is importable from here as before.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import html
 import json
@@ -79,6 +80,8 @@ from collections.abc import Callable, Hashable, Iterator
 import ipywidgets as widgets
 
 from . import panel_controls as _controls
+from .panel_checks import (check_axes, check_control_name, check_flag, check_panel_args, check_range, check_state,
+                           check_values, guard_hooks)
 from .memo import LRUMemo
 from .panel_canvas import BlitCanvas
 from .panel_controls import NUMERIC_SLIDERS, grid_value, same_value
@@ -159,7 +162,12 @@ class FigurePanel(LiveUpdates):
     #: the slider shows it at its nearest grid point (see :meth:`_on_change`)
     _exact: dict
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        guard_hooks(cls)  # a hook called with what the panel lacks: a named ValueError (panel_checks)
+
     def __init__(self, controls: dict, fig, columns: int = 3):
+        check_panel_args(controls, fig, columns)
         self.controls = dict(controls)
         self.fig = fig
         self._held = 0
@@ -232,10 +240,12 @@ class FigurePanel(LiveUpdates):
         self._publish_step(self._box_texts())  # step 0: the start values, nothing drawn yet
 
     # -- to be supplied by a lesson ---------------------------------------
+    @abc.abstractmethod
     def compute(self, **values):  # pragma: no cover - abstract
         """The state (a frozen dataclass) for these control values; raise ValueError for a bad one."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def draw(self, state) -> None:  # pragma: no cover - abstract
         """Update the figure's artists in place for ``state``."""
         raise NotImplementedError
@@ -248,10 +258,12 @@ class FigurePanel(LiveUpdates):
         (only for a change made in the front end; code and tests get the last one).
         ``compute(**values)`` must equal the last state.
         """
-        yield self.compute(**values)
+        check_values(self, type(self).compute, (), values)
+        return iter((self.compute(**values),))
 
     def format_readout(self, state) -> str:
         """The HTML shown under the figure for ``state`` (see :meth:`readout_table`)."""
+        check_state(FigurePanel.format_readout, state)
         return ""
 
     def inactive_controls(self, **values) -> set[str]:
@@ -261,6 +273,7 @@ class FigurePanel(LiveUpdates):
         precision slider while the hyperparameters are being adapted) must not
         look movable: override this to name it. Default: none.
         """
+        check_values(self, type(self).compute, (), values)
         return set()
 
     def link_controls(self, name: str, value) -> None:
@@ -271,6 +284,7 @@ class FigurePanel(LiveUpdates):
         follows. E.g. a selector that moves several sliders at once, or a
         slider whose range depends on another control. Default: nothing.
         """
+        check_control_name(self, name)
 
     def animated_artists(self) -> list:
         """The artists redrawn at every step when :attr:`blit` is set, in drawing order.
@@ -327,6 +341,9 @@ class FigurePanel(LiveUpdates):
         background (:attr:`blit`): when the limits do change, the background is drawn afresh
         once (:meth:`invalidate_background`). Returns whether they changed.
         """
+        check_axes(ax)
+        check_range("x", x)
+        check_range("y", y)
         changed = False
         for rng, get, set_, scale in ((x, ax.get_xlim, ax.set_xlim, ax.get_xscale),
                                       (y, ax.get_ylim, ax.set_ylim, ax.get_yscale)):
@@ -347,6 +364,7 @@ class FigurePanel(LiveUpdates):
         For :meth:`animated_artists`: a plot whose range or ticks change at each
         step is redrawn whole this way, over the cached rest of the figure.
         """
+        check_axes(ax)
         kids = [a for a in ax.get_children() if a is not ax.patch and a.get_visible()]
         return sorted(kids, key=lambda a: a.get_zorder())
 
@@ -371,6 +389,9 @@ class FigurePanel(LiveUpdates):
     def set_values(self, values: dict, update: bool = True):
         """Set several controls by name at once (held: one update at the end, unless ``update`` is
         false or an outer :meth:`hold` is open; no :meth:`link_controls`); return the state or None."""
+        if not isinstance(values, dict):
+            raise ValueError(f"values must be a dict of control name -> value, got {type(values).__name__}")
+        check_flag("update", update)
         unknown = sorted(set(values) - set(self.controls))
         if unknown:
             raise ValueError(f"values must name controls of the panel ({', '.join(self.controls)}), got {unknown}")
@@ -413,6 +434,7 @@ class FigurePanel(LiveUpdates):
         no :meth:`link_controls`; when the outermost hold ends (without an
         exception) the panel updates once, unless ``update`` is false. Holds nest.
         """
+        check_flag("update", update)
         self._held += 1
         try:
             yield self
@@ -602,5 +624,5 @@ class FigurePanel(LiveUpdates):
 
 #: the machine's public names, importable from here wherever they live
 __all__ = ["COALESCE_GAP_S", "COALESCE_MAX_WAIT_S", "COALESCE_QUIET_S", "DRAW_LOCK", "OUTPUT_WIDTH_PX",
-           "PANEL_CSS", "PANEL_DPI", "READOUT_BESIDE_MIN_PX", "SLOW_STEP_S", "STREAM_FRAME_S", "BlitCanvas",
-           "FigurePanel", "LRUMemo", "grid_value", "readout_table"]
+           "PANEL_CSS", "PANEL_DPI", "READOUT_BESIDE_MIN_PX", "SLOW_STEP_S", "STREAM_FRAME_S",
+           "FigurePanel", "LRUMemo", "readout_table"]

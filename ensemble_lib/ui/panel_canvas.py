@@ -100,3 +100,5 @@ class BlitCanvas(FigureCanvasAgg):
         for sprite in self._sprites:
             self.restore_region(sprite)
 
+
+__all__: list[str] = []  # the blitting canvas is the panel machine's own (ensemble_lib.ui.panel)

@@ -93,6 +93,25 @@ def slider(description: str, value, lo, hi, *, step=None, log: bool = False, uni
         It updates its panel while dragged (``continuous_update=True``; the
         panel coalesces the changes, see :mod:`ensemble_lib.ui.panel_live`).
     """
+    if not isinstance(description, str) or not isinstance(units, str):
+        raise ValueError(f"description and units must be str, got {type(description).__name__} and "
+                         f"{type(units).__name__}")
+    if readout_format is not None and not isinstance(readout_format, str):
+        raise ValueError(f"readout_format must be a str or None, got {type(readout_format).__name__}")
+    values = {}
+    for name, v in (("value", value), ("lo", lo), ("hi", hi)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(v):
+            raise ValueError(f"{name} must be a finite real number, got {v!r}")
+        values[name] = v
+    if not lo < hi or not lo <= value <= hi:
+        raise ValueError(f"value, lo and hi must satisfy lo <= value <= hi and lo < hi, got {value!r}, {lo!r}, {hi!r}")
+    if log and lo <= 0:
+        raise ValueError(f"lo must be > 0 for a log slider, got {lo!r}")
+    if step is not None and (isinstance(step, (bool, np.bool_))
+                             or not isinstance(step, (int, float, np.integer, np.floating))
+                             or not np.isfinite(step) or step <= 0):
+        raise ValueError(f"step must be a finite number > 0 or None, got {step!r}")
     label = f"{description} ({units})" if units else description
     kw = dict(description=label, style=dict(_STYLE), continuous_update=True)
     if readout_format is not None:
@@ -182,3 +201,6 @@ def restore_control(ctl, start: dict, value) -> None:
     if "min" in start and "max" in start:
         ctl.min = start["min"]
         ctl.max = start["max"]
+
+
+__all__ = ["NUMERIC_SLIDERS", "RANGE_TRAITS", "slider"]

@@ -177,3 +177,5 @@ class LiveUpdates:
         elif not flag and has:
             self.widget.remove_class("panel-computing")
 
+
+__all__ = ["COALESCE_GAP_S", "COALESCE_MAX_WAIT_S", "COALESCE_QUIET_S", "SLOW_STEP_S", "STREAM_FRAME_S"]

@@ -13,6 +13,8 @@ import html
 import traceback
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 #: The panels' style sheet, in a hidden HTML widget of each panel (ipywidgets gives no other way
 #: to style a widget's inside; it works alike in JupyterLab, Voilà and the classic notebook).
 #: Everything is scoped to the class ``ensemble-panel``. Sizes are in em of the widgets' font
@@ -63,7 +65,17 @@ def readout_table(rows: Iterable[Sequence], header: Sequence | None = None, pair
         return "".join(f"<{tag}{first if i == 0 else ''}>{html.escape(str(c))}</{tag}>"
                        for i, c in enumerate(row))
 
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise ValueError(f"rows must be a sequence of rows (each a sequence of cells), got {type(rows).__name__}")
+    if header is not None and (isinstance(header, (str, bytes)) or not hasattr(header, "__iter__")):
+        raise ValueError(f"header must be a sequence of cells or None, got {type(header).__name__}")
+    rows = list(rows)
+    for i, r in enumerate(rows):
+        if isinstance(r, (str, bytes)) or not hasattr(r, "__iter__"):
+            raise ValueError(f"rows[{i}] must be a sequence of cells, got {type(r).__name__}")
     rows = [tuple(r) for r in rows]
+    if pairs is not None and (isinstance(pairs, bool) or not isinstance(pairs, (int, np.integer)) or pairs < 1):
+        raise ValueError(f"pairs must be an integer >= 1 or None, got {pairs!r}")
     if pairs is None:
         pairs = 2 if header is None and len(rows) >= 4 and all(len(r) == 2 for r in rows) else 1
     pairs = max(1, int(pairs))
@@ -92,3 +104,6 @@ def error_html(exc: BaseException) -> str:
     where = f" (in {frames[-1].name}, line {frames[-1].lineno})" if frames else ""
     return ("<span style='color:#b00020'>Error — the figure was not updated: "
             + html.escape(f"{type(exc).__name__}: {exc}{where}") + "</span>")
+
+
+__all__ = ["OUTPUT_WIDTH_PX", "PANEL_CSS", "READOUT_BESIDE_MIN_PX", "readout_table"]

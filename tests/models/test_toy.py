@@ -256,3 +256,63 @@ def test_toy_data_arguments_are_checked():
         toy_data(rng, noise_sd=-0.1)
     with pytest.raises(ValueError, match="rng"):
         toy_data(0)
+
+
+# -- large targets: the limit on β Σt² (issue 31) ----------------------------------------------
+
+def _scaled_preset(alpha, beta, beta_t):
+    """The paper preset's data with t scaled so that β Σt² = ``beta_t``."""
+    from ensemble_lib import PAPER_PRESET, make_posterior
+
+    base = make_posterior(**PAPER_PRESET)
+    return ToyPosterior(base.x, base.t * math.sqrt(beta_t / (beta * float(base.t @ base.t))), alpha, beta)
+
+
+@pytest.mark.parametrize("fraction", [1e-3, 0.3, 0.999])
+@pytest.mark.parametrize("alpha, beta", [(0.2, 100.0), (1.0, 1.0), (1.0, 1e4), (1e8, 1e8), (1e-3, 1e8)])
+def test_targets_up_to_the_limit_give_the_two_mode_laplace_evidence_and_a_box_holding_the_modes(alpha, beta,
+                                                                                                 fraction):
+    """Up to β Σt² = BETA_T_MAX (t of size up to ~1e5 here) the exact ln Z stays right, and the plot box
+    holds the posterior.
+
+    Scaled-up targets make the posterior sharp, so its two symmetric modes are Gaussian and far
+    apart: ln Z must equal Laplace's evidence at one mode plus ln 2 (an independent method: a mode
+    search and a Hessian, no quadrature). Before the fix, t of size 1e4 failed ("zero-size
+    array") where a peak of g was narrower than the plot window's grid, and t of size 1e10 with
+    "max() arg is an empty sequence".
+    """
+    from ensemble_lib import laplace_fit
+    from ensemble_lib.models.toy import BETA_T_MAX
+
+    post = _scaled_preset(alpha, beta, fraction * BETA_T_MAX)
+    lap = laplace_fit(post, compute_kl=False)
+    assert math.isfinite(post.log_Z)
+    assert post.log_evidence == pytest.approx(lap.log_evidence_laplace + math.log(2.0), abs=5e-3)
+    box = post.extent()
+    assert all(math.isfinite(b) for b in box)
+    u, v = np.abs(lap.mean)
+    assert u < box[1] and v < box[3], (box, lap.mean)  # the box holds the modes ...
+    assert box[1] < 20.0 * u + 20.0 * math.sqrt(lap.cov[0, 0]) and box[3] < 20.0 * v + 20.0 * math.sqrt(lap.cov[1, 1])
+    g = post.grid(n=41)  # ... and is not absurdly wide; the grid on it is finite
+    assert np.all(np.isfinite(g.log_density))
+
+
+@pytest.mark.parametrize("scale", [1.0 + 1e-9, 2.0, 1e5, 1e10])
+def test_targets_beyond_the_limit_are_refused_naming_beta_and_t(scale):
+    from ensemble_lib.models.toy import BETA_T_MAX
+
+    with pytest.raises(ValueError, match=r"beta \* sum\(t\*\*2\) must be at most 1e\+11"):
+        _scaled_preset(0.2, 100.0, scale * BETA_T_MAX)
+
+
+def test_the_issue_example_targets_of_size_1e10_are_refused_by_name_and_raising_beta_past_the_limit_too():
+    from ensemble_lib import PAPER_PRESET, make_posterior
+
+    base = make_posterior(**PAPER_PRESET)
+    with pytest.raises(ValueError, match=r"beta \* sum\(t\*\*2\) must be at most"):
+        ToyPosterior(base.x, base.t * 1e10, 0.2, 100.0)
+    post = _scaled_preset(0.2, 1.0, 1e10)  # β Σt² = 1e10: fine
+    assert math.isfinite(post.log_Z)
+    with pytest.raises(ValueError, match=r"beta \* sum\(t\*\*2\) must be at most"):
+        post.with_hyperparameters(beta=100.0)
+    assert post.with_hyperparameters(beta=9.0).beta == 9.0

@@ -311,3 +311,38 @@ def test_log_Z_is_finite_and_silent_over_the_whole_valid_range(problem, log_alph
         warnings.simplefilter("error")
         post = ToyPosterior(x, t, 10.0**log_alpha, 10.0**log_beta)
         assert np.isfinite(post.log_Z) and np.isfinite(post.log_evidence)
+
+
+# -- large targets, up to the limit on β Σt² (issue 31) ----------------------------------------
+
+@given(problem=toy_problems(), log_beta=st.floats(-8.0, 8.0), log_beta_t=st.floats(3.0, 11.0),
+       beyond=st.floats(1.0 + 1e-6, 1e6))
+@example(problem=([0.5, 1.0, 2.0], [0.3, 0.8, 1.0], 0.2, 100.0), log_beta=2.0, log_beta_t=11.0, beyond=1e10)
+@example(problem=([0.5, 1.0, 2.0], [0.3, 0.8, 1.0], 1e-3, 1.0), log_beta=8.0, log_beta_t=8.0, beyond=2.0)
+@settings(max_examples=25)
+def test_targets_scaled_up_to_the_limit_give_finite_answers_and_a_box_holding_the_mode(problem, log_beta, log_beta_t,
+                                                                                        beyond):
+    """t rescaled so that β Σt² spans 1e3 to :data:`BETA_T_MAX` (t of size up to 1e9 at small β):
+    finite ln Z and evidence, nothing warns, a finite plot box holding the mode of g(u) and of v given
+    it; and β Σt² beyond the limit (by ``beyond``) refused by name, never a leaked error."""
+    from ensemble_lib.models.toy import BETA_T_MAX
+
+    x, t, alpha, _ = problem
+    t = np.asarray(t)
+    if not np.any(t):
+        t = np.ones_like(t)
+    beta = 10.0**log_beta
+    t = t * np.sqrt(min(10.0**log_beta_t, BETA_T_MAX * (1 - 1e-9)) / (beta * float(t @ t)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        post = ToyPosterior(x, t, alpha, beta)
+        assert np.isfinite(post.log_Z) and np.isfinite(post.log_evidence)
+        box = post.extent()
+    assert np.all(np.isfinite(box)) and box[1] > 0 and box[3] > 0
+    u_mode = post._u_support[0]
+    A, B, _, _ = post._AB(u_mode)
+    v_mode = abs(beta * B / (beta * A + alpha))
+    wide = post.extent(1.0)
+    assert u_mode <= wide[1] and v_mode <= wide[3] * (1 + 1e-12), (wide, u_mode, v_mode)
+    with pytest.raises(ValueError, match=r"beta \* sum\(t\*\*2\) must be at most"):
+        ToyPosterior(x, t * np.sqrt(beyond * BETA_T_MAX / (beta * float(t @ t))), alpha, beta)

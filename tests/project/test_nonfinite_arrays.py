@@ -1,6 +1,7 @@
 """NaN or inf anywhere in an array argument gives a ValueError naming it (issue 31, item 2).
 
-A property test over the public functions of core, models and inference that take arrays: for
+A property test over the public functions that take arrays (core, models, inference, studies and
+the lessons' helpers): for
 each, valid arguments; hypothesis puts NaN, +inf or -inf at a random position of one array
 argument (also as a masked array whose bad entry is masked — it must be refused, not used) and
 the call must raise a ``ValueError`` whose message names that argument.
@@ -20,7 +21,10 @@ from hypothesis import strategies as st
 import ensemble_lib as E
 from ensemble_lib.core import gaussian as G
 from ensemble_lib.inference import mixture, model_comparison
+from ensemble_lib.lessons import bound
+from ensemble_lib.lessons import mixture as lesson_mixture
 from ensemble_lib.models import classification, mackay_gaussian, network, toy
+from ensemble_lib.studies import classification_demo, datasets, network_demo, noise_inputs
 
 
 @lru_cache(maxsize=None)
@@ -134,6 +138,20 @@ SPECS = {
                             {"mean": M2, "cov": C2, "x": np.ones((3, 2))}),
     "committee": (lambda log_evidences: model_comparison.committee([[0.0], [1.0]], [[1.0], [1.0]], log_evidences),
                   {"log_evidences": np.array([0.0, -1.0])}),
+    # studies and the lessons' public helpers (issue 31: their floors came last)
+    "train_test_split_standardised": (lambda X, y: datasets.train_test_split_standardised(X, y, 10,
+                                                                                          np.random.default_rng(0)),
+                                      {"X": np.arange(60.0).reshape(20, 3) % 7, "y": np.arange(20.0)}),
+    "contour_path": (lambda w_mp, x, distances: classification_demo.contour_path(w_mp, x, distances),
+                     {"w_mp": np.array([1.0, 0.5, 0.2]), "x": np.eye(3)[:, :2], "distances": np.array([0.0, 1.0])}),
+    "posterior_at": (lambda alphas: noise_inputs.posterior_at(0, 0, alphas, 1.0), {"alphas": np.array([1.0])}),
+    "demo_fit": (lambda x, t: network_demo.demo_fit(x, t, 1, 0, 1.0, False, n_grid=11, rng=np.random.default_rng(0)),
+                 {"x": np.linspace(-1.0, 1.0, 6), "t": np.sin(np.linspace(-1.0, 1.0, 6))}),
+    "sliders_from_gaussian": (lambda mean, cov: bound.sliders_from_gaussian(mean, cov), {"mean": M2, "cov": C2}),
+    "bound_decomposition": (lambda mean, cov: bound.bound_decomposition(_toy(), mean, cov),
+                            {"mean": M2, "cov": 0.01 * C2}),
+    "entropy_table": (lambda separations: lesson_mixture.entropy_table(separations),
+                      {"separations": np.array([0.0, 1.0, 2.0])}),
 }
 
 

@@ -120,6 +120,11 @@ def bound_decomposition(post, mean, cov) -> BoundDecomposition:
 
 def decomposition_table(post, fits: ToyFits, keys=("laplace", "diagonal", "full")) -> Table:
     """ln P(D) = F[Q] + KL(Q‖P) for each fit (:func:`bound_decomposition`), one row per fit."""
+    check.instance("post", post, ToyPosterior)
+    check.instance("fits", fits, ToyFits)
+    keys = check.sequence("keys", keys)
+    if not keys or not all(k in ("laplace", "diagonal", "full", "factor") for k in keys):
+        raise ValueError(f"keys must be a non-empty sequence of 'laplace', 'diagonal', 'full', 'factor', got {keys!r}")
     rows = []
     for key in keys:
         fit = getattr(fits, key)
@@ -225,6 +230,8 @@ class BoundPanel(FigurePanel):
     image_format = "jpeg"
 
     def __init__(self, post: ToyPosterior | None = None):
+        if post is not None and not isinstance(post, ToyPosterior):
+            raise ValueError(f"post must be a ToyPosterior or None, got {type(post).__name__}")
         self.post = make_toy() if post is None else post
         self.fits: ToyFits = fit_all(self.post)
         grid = self.post.grid(n=121)
@@ -424,6 +431,7 @@ def plot_trajectories(axes, comp: HyperparameterComparison):
 
 
 def trajectories_figure(comp: HyperparameterComparison):
+    check.instance("comp", comp, HyperparameterComparison, "a HyperparameterComparison (compare_hyperparameters())")
     fig, axes = new_figure(10.0, 3.8, ncols=2)
     plot_trajectories(axes, comp)
     return fig
@@ -483,6 +491,9 @@ class HyperIterationPanel(FigurePanel):
     image_format = "jpeg"
 
     def __init__(self, comp: HyperparameterComparison | None = None):
+        if comp is not None and not isinstance(comp, HyperparameterComparison):
+            raise ValueError(f"comp must be a HyperparameterComparison (compare_hyperparameters()) or None, "
+                             f"got {type(comp).__name__}")
         self.comp = compare_hyperparameters(n_grid=5) if comp is None else comp
         post = self.comp.posterior
         runs = (self.comp.ensemble, self.comp.evidence)
@@ -532,7 +543,9 @@ class HyperIterationPanel(FigurePanel):
         if method not in ("ensemble", "evidence"):
             raise ValueError(f"method must be 'ensemble' or 'evidence', got {method!r}")
         run = self.comp.ensemble if method == "ensemble" else self.comp.evidence
-        i = min(check.integer("iteration", iteration, low=0), run.n_iter - 1)
+        # an iteration past the run is refused, not shown as the last one (the slider's range
+        # follows the method: link_controls)
+        i = check.integer("iteration", iteration, low=0, high=int(run.n_iter) - 1)
         # memoised (FigurePanel.memo): a revisited iteration costs only the redraw
         grid = self.memo((method, i), lambda: self.comp.posterior.with_hyperparameters(
             alpha=run.alpha[i], beta=run.beta[i]).grid(n=71, extent=self.extent))
@@ -618,6 +631,8 @@ def iteration_notes(s: IterationState) -> list[str]:
 
 def bound_figure(post: ToyPosterior | None = None):
     """The static Fig. 1: posterior with the three fits, and their bars F[Q] → ln P(D)."""
+    if post is not None:
+        check.instance("post", post, ToyPosterior)
     post = make_toy() if post is None else post
     fits = fit_all(post)
     fig, (ax, bx) = new_figure(10.0, 4.2, ncols=2, gridspec_kw={"width_ratios": [1.25, 1.0]})

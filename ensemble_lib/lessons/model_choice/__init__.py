@@ -1,3 +1,4 @@
+# ruff: noqa: F401
 """Lesson 6: choosing the model — evidence, the strict lower bound, ARD, pruning, committees, priors.
 
 MacKay (1995), "Probable networks", §1.5–1.8 (Occam factors), §3.2 (classes), §4 (eq. 30),
@@ -30,6 +31,8 @@ The maths they stage lives in the library (:mod:`ensemble_lib.inference.model_co
 re-exported here, so ``from ensemble_lib.lessons.model_choice import X`` works for each.
 """
 
+# every name stays importable from here (the figures command, the tests: ruff F401 is off for this
+# file); __all__ is what the notebook uses
 from .ard_boston import ard_arrays, ard_figure, format_ard_inputs, format_ard_splits, plot_ard
 from .committees import committee_rows, format_committees
 from .exercises import EXERCISES, ex3_formula_sd, ex4_numbers, ex5_gaps
@@ -47,16 +50,11 @@ from .prior_functions import N_FUNCTIONS, X_PRIOR, PriorFunctionsPanel, PriorSta
 from .pruning import (format_pruning, format_pruning_study, plot_pruning_study, pruning_demo, pruning_network,
                       pruning_study_figure, pruning_study_rows)
 
-__all__ = ["EXERCISES", "NetworkErrorBars", "boston_network_error_bars", "ex3_formula_sd", "ex4_numbers",
-           "ex5_gaps", "pruning_network", "ARD_LIMIT", "HyperErrorBarDemo",
-           "NOISE_MAX", "N_FUNCTIONS", "NoiseARDState", "NoiseInputsPanel",
-           "OCCAM_PRIOR", "OccamRow", "PriorFunctionsPanel", "PriorState", "X_ERRORBARS", "X_PRIOR", "ard_arrays",
-           "ard_figure", "committee_rows", "format_ard_inputs", "format_ard_splits", "format_committees",
-           "format_hyper_error_bars", "format_local_mass", "format_noise_summary",
-           "format_occam", "format_pruning", "format_pruning_study", "format_size", "hyper_error_bar_demo",
-           "hyper_error_bar_figure", "local_mass_figure", "local_mass_rows", "local_mass_sentence",
-           "model_size_figure", "noise_ard", "noise_summary", "occam_figure", "plot_ard",
-           "plot_hyper_error_bars", "plot_model_size", "plot_occam", "plot_pruning_study", "polynomial_data",
-           "polynomial_design", "polynomial_occam", "prior_functions", "pruning_demo",
-           "pruning_study_figure", "pruning_study_rows", "real_inputs_switched_off", "size_rows",
-           "toy_occam", "write_figures"]
+__all__ = ["EXERCISES", "ARD_LIMIT", "NOISE_MAX", "N_FUNCTIONS", "OCCAM_PRIOR", "X_ERRORBARS", "X_PRIOR",
+           "NoiseInputsPanel", "PriorFunctionsPanel", "ard_arrays", "ard_figure",
+           "boston_network_error_bars", "committee_rows", "format_ard_inputs", "format_ard_splits",
+           "format_committees", "format_hyper_error_bars", "format_local_mass", "format_noise_summary", "format_occam",
+           "format_pruning", "format_pruning_study", "format_size", "hyper_error_bar_demo",
+           "hyper_error_bar_figure", "local_mass_figure", "local_mass_rows", "local_mass_sentence", "model_size_figure", "noise_summary", "occam_figure",
+           "polynomial_occam", "pruning_demo", "pruning_network", "pruning_study_figure",
+           "pruning_study_rows", "real_inputs_switched_off", "toy_occam"]

@@ -12,10 +12,12 @@ from matplotlib.colors import to_rgba
 
 from ...ui.plotting import OKABE_ITO, new_figure
 from ...ui.tables import Table
+from ...core import validation as check
 
 
 def ard_arrays(result: dict):
     """(input names, α per input per split (S × d), count of splits where noise > every real input)."""
+    check.mapping("result", result, ("config", "datasets"), "the stored size study (load_result())")
     ard = [s["ard"] for s in result["datasets"]["boston"]["splits"] if "ard" in s]
     names = ard[0]["inputs"]
     return names, np.array([a["alpha"] for a in ard]), sum(a["noise_above_every_real"] for a in ard)
@@ -23,6 +25,7 @@ def ard_arrays(result: dict):
 
 def format_ard_inputs(result: dict) -> Table:
     """The inputs by their inferred ᾱ_c, largest (most switched off) first: geometric mean over splits."""
+    check.mapping("result", result, ("config", "datasets"), "the stored size study (load_result())")
     names, A, _ = ard_arrays(result)
     geo = np.exp(np.mean(np.log(A), axis=0))
     return Table(("input", "ᾱ_c"), [(names[j], f"{geo[j]:.3g}") for j in np.argsort(-geo)], widths=(-8, 10),
@@ -32,6 +35,7 @@ def format_ard_inputs(result: dict) -> Table:
 def format_ard_splits(result: dict) -> Table:
     """Per split: the real inputs whose ᾱ_c reaches the smallest noise input's, ARD's test MSE beside one
     α's (the diagonal ensemble), and how many input classes MacKay's evidence ARD held at the limit 10⁸."""
+    check.mapping("result", result, ("config", "datasets"), "the stored size study (load_result())")
     splits = [s for s in result["datasets"]["boston"]["splits"] if "ard" in s]
     cells = [(f"{s['index']}", ", ".join(s["ard"]["real_above_smallest_noise"]) or "none",
               f"{s['ard']['test_mse']:.3f}", f"{s['ard']['single_alpha']['test_mse']:.3f}",
@@ -73,6 +77,11 @@ def plot_ard(ax, result: dict) -> None:
 
 
 def ard_figure(result: dict):
+    check.mapping("result", result, ("config", "datasets"), "the stored size study (load_result())")
     fig, ax = new_figure(8.0, 4.0)
     plot_ard(ax, result)
     return fig, ax
+
+
+#: what lesson 6's notebook uses from here (issue 31)
+__all__ = ["ard_arrays", "ard_figure", "format_ard_inputs", "format_ard_splits"]

@@ -7,12 +7,16 @@
 from __future__ import annotations
 
 from ...ui.tables import Table
+from ...core import validation as check
 
 
 def committee_rows(result: dict, hmc: dict | None = None) -> list[dict]:
     """Per split, test MSEs side by side: at the HMC reference's size (H = ``committee_hidden``) the
     best single optimum, the committee of the distinct optima, the ensemble (B&B's diagonal Q) and the
     HMC reference (where stored, same splits); over every H, the best single optimum and the committee."""
+    check.mapping("result", result, ("config", "datasets"), "the stored size study (load_result())")
+    if hmc is not None:
+        check.mapping("hmc", hmc, (), "a dict of data set -> stored HMC reference, or None")
     H = result["config"].get("committee_hidden", 4)
     rows = []
     for name, entry in result["datasets"].items():
@@ -37,6 +41,7 @@ def committee_rows(result: dict, hmc: dict | None = None) -> list[dict]:
 def format_committees(rows) -> Table:
     """The table of :func:`committee_rows` (text; an HTML table in a notebook): test MSE; (m/n) counts
     the distinct optima of n restarts; a dash where the size study has no such run."""
+    rows = check.records("rows", rows, ("dataset", "H", "ensemble", "fixed_best_single", "hmc"))
     H = rows[0]["H"] if rows else 4
 
     def mse(x):
@@ -51,3 +56,7 @@ def format_committees(rows) -> Table:
                  caption=f"Test MSE per split. One size, H = {H}: the best single optimum, the committee of "
                          "its distinct optima (m of n restarts), the ensemble and HMC; every H = 1…8: the "
                          "best single optimum (its H) and the committee of every optimum")
+
+
+#: what lesson 6's notebook uses from here (issue 31)
+__all__ = ["committee_rows", "format_committees"]

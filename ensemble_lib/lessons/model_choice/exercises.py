@@ -181,5 +181,4 @@ EXERCISES = ExerciseSet("06_choosing_the_model.ipynb", (
     LOCAL_MASS_EXERCISE,  # q6: Laplace's local mass (§1)
 ))
 
-__all__ = ["EXERCISES", "EX1_N", "EX2_GROUP", "EX3_H", "EX5_NOISE", "ex3_formula_sd", "ex4_numbers",
-           "ex5_gaps"]
+__all__ = ["EXERCISES", "EX1_N", "EX2_GROUP", "EX3_H", "EX5_NOISE"]

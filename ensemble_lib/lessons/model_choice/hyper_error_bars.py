@@ -26,6 +26,7 @@ from ...studies.model_size import ModelSizeConfig, load_split
 from ...ui.plotting import new_figure, style
 from ...ui.tables import Table
 from .occam import polynomial_data, polynomial_design
+from ...core import validation as check
 
 #: where the error bars are drawn: the data's range (−1, 1) and a little beyond
 X_ERRORBARS = np.linspace(-1.3, 1.3, 131)
@@ -70,6 +71,7 @@ class HyperErrorBarDemo:
 @lru_cache(maxsize=4)
 def hyper_error_bar_demo(degree: int = 3, n: int = 20, seed: int = 0) -> HyperErrorBarDemo:
     """§5.2.2 on the polynomial models of section 1: MacKay's error bars beside the exact integration."""
+    degree = check.integer("degree", degree, low=0, high=15)
     x, t = polynomial_data(n, seed)
     lin = LinearGaussianPosterior(polynomial_design(x, degree), t, 1.0, 1.0)
     with warnings.catch_warnings():
@@ -89,6 +91,10 @@ def hyper_error_bar_demo(degree: int = 3, n: int = 20, seed: int = 0) -> HyperEr
 def format_hyper_error_bars(demos) -> Table:
     """Per model: γ, the error bars (25), and the variances inside the data and at the ends (text; an
     HTML table in a notebook)."""
+    demos = check.sequence("demos", demos)
+    if not demos or not all(isinstance(d, HyperErrorBarDemo) for d in demos):
+        raise ValueError(f"demos must be a non-empty sequence of HyperErrorBarDemo (hyper_error_bar_demo()), "
+                         f"got {demos!r:.80}")
     rows = []
     for d in demos:
         inside = np.abs(d.x) <= 1.0
@@ -136,6 +142,7 @@ def plot_hyper_error_bars(axes, demo: HyperErrorBarDemo) -> None:
 
 
 def hyper_error_bar_figure(degree: int = 3):
+    degree = check.integer("degree", degree, low=0, high=15)
     fig, axes = new_figure(11.0, 4.0, ncols=2)
     plot_hyper_error_bars(axes, hyper_error_bar_demo(degree))
     return fig, axes
@@ -164,6 +171,8 @@ class NetworkErrorBars:
 def boston_network_error_bars(n_hidden: int = 2, split: int = 0) -> NetworkErrorBars:
     """Fit the Boston network with ``n_hidden`` units on ``split`` of the network-size study by the
     evidence (one restart, MacKay's re-estimation) and evaluate §5.2.2's error bars on its test inputs."""
+    n_hidden = check.integer("n_hidden", n_hidden, low=1, high=20)
+    split = check.integer("split", split, low=0)
     _, sp, Xtr, Xte = load_split("boston", ModelSizeConfig(), split)
     post = NetworkPosterior(Xtr, sp.y_train, n_hidden, alpha=1.0, beta=1.0)
     with warnings.catch_warnings():
@@ -174,3 +183,8 @@ def boston_network_error_bars(n_hidden: int = 2, split: int = 0) -> NetworkError
     leverage = np.einsum("ij,ij->i", Z, np.linalg.solve(Ztr.T @ Ztr, Z.T).T)
     return NetworkErrorBars(n_hidden, split, bars, leverage, float(run.gamma_final), float(run.log_alpha_error),
                             float(run.log_beta_error))
+
+
+#: what lesson 6's notebook uses from here (issue 31)
+__all__ = ["X_ERRORBARS", "boston_network_error_bars", "format_hyper_error_bars", "hyper_error_bar_demo",
+           "hyper_error_bar_figure"]

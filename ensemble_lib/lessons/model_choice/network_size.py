@@ -11,6 +11,7 @@ import numpy as np
 
 from ...ui.plotting import new_figure, style
 from ...ui.tables import Table
+from ...core import validation as check
 
 def size_rows(result: dict, dataset: str) -> list[dict]:
     """Per H: mean ± s.e. over splits (the stored ``summary``) as flat rows."""
@@ -24,6 +25,9 @@ def size_rows(result: dict, dataset: str) -> list[dict]:
 
 def format_size(result: dict, dataset: str) -> Table:
     """The table of :func:`size_rows` (text; an HTML table in a notebook), titled by its caption."""
+    check.mapping("result", result, ("config", "datasets"), "the stored size study (load_result())")
+    if dataset not in result["datasets"]:
+        raise ValueError(f"dataset must be one of the study's data sets {sorted(result['datasets'])}, got {dataset!r}")
     rows = [(f"{r['H']}", f"{r['log_evidence']:.2f}", f"{r['laplace_test_mse']:.3f}",
              f"{r['laplace_active_units']:.1f}", f"{r['bound']:.2f}", f"{r['ensemble_test_mse']:.3f}",
              f"{r['ensemble_active_units']:.1f}") for r in size_rows(result, dataset)]
@@ -62,7 +66,12 @@ def plot_model_size(axes, result: dict, dataset: str) -> None:
 
 
 def model_size_figure(result: dict):
+    check.mapping("result", result, ("config", "datasets"), "the stored size study (load_result())")
     fig, axes = new_figure(11.0, 7.0, nrows=2, ncols=2)
     for row, name in zip(axes, [d for d in ("boston", "diabetes") if d in result["datasets"]]):
         plot_model_size(row, result, name)
     return fig, axes
+
+
+#: what lesson 6's notebook uses from here (issue 31)
+__all__ = ["format_size", "model_size_figure"]

@@ -111,6 +111,9 @@ def _feature_names() -> tuple:
 def noise_summary(ns: tuple = (1, 3, 5, 10, 20, 30)) -> list[dict]:
     """Per number of noise inputs, over the stored noise seeds: the share of noise inputs switched off,
     how many seeds have every noise α_c above every real α_c (strictly), ARD's test MSE beside one α's."""
+    ns = [check.integer("ns", n, low=0, high=NOISE_MAX) for n in check.sequence("ns", ns)]
+    if not ns:
+        raise ValueError(f"ns must be a non-empty sequence of integers in [0, {NOISE_MAX}], got none")
     seeds = range(NI.load_result()["config"]["n_seeds"])
     out = []
     for n in ns:
@@ -127,6 +130,7 @@ def noise_summary(ns: tuple = (1, 3, 5, 10, 20, 30)) -> list[dict]:
 def format_noise_summary(rows) -> Table:
     """The table of :func:`noise_summary` (text; an HTML table in a notebook): per number of noise
     inputs, over the seeds, the range of the share switched off and of both test MSEs, and counts."""
+    rows = check.records("rows", rows, ("n_noise", "n_seeds", "off", "ard_mse", "one_alpha_mse"))
     cells = []
     for r in rows:
         n = r["n_seeds"]
@@ -141,6 +145,7 @@ def format_noise_summary(rows) -> Table:
 
 def real_inputs_switched_off(rows) -> list[str]:
     """The real inputs switched off in some setting of :func:`noise_summary`'s rows."""
+    rows = check.records("rows", rows, ("real_off",))
     return sorted({n for r in rows for n in r["real_off"]})
 
 
@@ -235,3 +240,8 @@ class NoiseInputsPanel(FigurePanel):
                 f"{state.one_alpha_test_mse:.4f} (without noise inputs: {state.clean_test_mse:.4f}, "
                 f"{state.clean_one_alpha_test_mse:.4f}).")
         return "\n".join([text, *story_exceptions(state)])
+
+
+#: what lesson 6's notebook uses from here (issue 31)
+__all__ = ["ARD_LIMIT", "NOISE_MAX", "NoiseInputsPanel", "format_noise_summary", "noise_summary",
+           "real_inputs_switched_off"]

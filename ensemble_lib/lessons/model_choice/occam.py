@@ -61,6 +61,9 @@ class OccamRow:
 @lru_cache(maxsize=4)
 def polynomial_occam(degrees: tuple = tuple(range(8)), n: int = 20, seed: int = 0) -> tuple:
     """:class:`OccamRow` per polynomial degree (module docstring), Gamma hyperpriors :data:`OCCAM_PRIOR`."""
+    degrees = [check.integer("degrees", d, low=0, high=15) for d in check.sequence("degrees", degrees)]
+    if not degrees:
+        raise ValueError("degrees must be a non-empty sequence of integers in [0, 15], got none")
     x, t = polynomial_data(n, seed)
     rows = []
     for deg in degrees:
@@ -79,6 +82,10 @@ def polynomial_occam(degrees: tuple = tuple(range(8)), n: int = 20, seed: int = 
 @lru_cache(maxsize=4)
 def toy_occam(alphas: tuple = (0.02, 0.2, 2.0, 20.0), seed: int = 25) -> tuple:
     """The toy at fixed α (β = 100): exact ln P(D|α,β), Laplace (20) with factor 2, full-covariance F."""
+    alphas = [check.precision("alphas", a) for a in check.sequence("alphas", alphas)]
+    if not alphas:
+        raise ValueError("alphas must be a non-empty sequence of precisions in [1e-08, 1e+08], got none")
+    seed = check.integer("seed", seed, low=0)
     rows = []
     for a in alphas:
         post = make_posterior(seed=seed, alpha=a)
@@ -90,6 +97,10 @@ def toy_occam(alphas: tuple = (0.02, 0.2, 2.0, 20.0), seed: int = 25) -> tuple:
 
 def format_occam(rows) -> Table:
     """The table of :class:`OccamRow` s (text; an HTML table in a notebook)."""
+    rows = check.sequence("rows", rows)
+    if not rows or not all(isinstance(r, OccamRow) for r in rows):
+        raise ValueError(f"rows must be a non-empty sequence of OccamRow (polynomial_occam(), toy_occam()), "
+                         f"got {rows!r:.80}")
     cells = [(r.label, f"{r.log_evidence_exact:.4f}", f"{r.log_evidence_laplace:.4f}", f"{r.bound:.4f}",
               f"{r.log_evidence_laplace - r.log_evidence_exact:+.4f}", f"{r.log_evidence_exact - r.bound:.4f}")
              for r in rows]
@@ -119,3 +130,7 @@ def occam_figure():
     axes[1].set_xlabel("prior precision α")
     axes[0].set_xlabel("degree")
     return fig, axes
+
+
+#: what lesson 6's notebook uses from here (issue 31)
+__all__ = ["OCCAM_PRIOR", "format_occam", "occam_figure", "polynomial_occam", "toy_occam"]

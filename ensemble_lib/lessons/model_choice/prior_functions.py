@@ -118,3 +118,7 @@ class PriorFunctionsPanel(FigurePanel):
                 + ("" if state.scale_out or state.H == 1 else
                    f"\nThe box is unticked, so σ_out stays fixed and the band is √H = {math.sqrt(state.H):.3g} times "
                    "as wide as with σ_out ∝ 1/√H: it grows with H, unlike the lesson's fixed band."))
+
+
+#: what lesson 6's notebook uses from here (issue 31)
+__all__ = ["N_FUNCTIONS", "X_PRIOR", "PriorFunctionsPanel"]

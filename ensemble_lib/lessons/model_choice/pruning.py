@@ -18,6 +18,7 @@ from ...inference.model_comparison import SubsetPosterior, deletion_evidence
 from ...models.network import NetworkPosterior, add_bias
 from ...ui.plotting import OKABE_ITO, new_figure, style
 from ...ui.tables import Table
+from ...core import validation as check
 
 @lru_cache(maxsize=2)
 def pruning_network(seed: int = 7, n: int = 100):
@@ -27,6 +28,8 @@ def pruning_network(seed: int = 7, n: int = 100):
     :func:`~ensemble_lib.inference.evidence.laplace_evidence`'s (``.mean`` w_MP, ``.cov`` A⁻¹,
     ``.hessian`` A). Weights in the order u (x0), u (x1), u (x2), u (bias), v (output).
     """
+    seed = check.integer("seed", seed, low=0)
+    n = check.integer("n", n, low=10, high=100_000)
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 3))
     t = np.tanh(X[:, 0] - 0.5 * X[:, 1] + 0.3) + 0.1 * rng.normal(size=n)
@@ -41,6 +44,8 @@ def pruning_demo(seed: int = 7, n: int = 100):
     Returns rows (weight, OBD ½A_ss w_s², OBS saliency, Occam term, §6 change, refit change): the
     change ln P(D|H) − ln P(D|H_s̄) predicted by §6 and found by refitting the reduced network.
     """
+    seed = check.integer("seed", seed, low=0)
+    n = check.integer("n", n, low=10, high=100_000)
     net, st = pruning_network(seed, n)
     names = ["u (x0)", "u (x1)", "u (x2, noise)", "u (bias)", "v (output)"]
     rows = []
@@ -55,6 +60,9 @@ def pruning_demo(seed: int = 7, n: int = 100):
 
 def format_pruning(rows) -> Table:
     """The table of :func:`pruning_demo` (text; an HTML table in a notebook)."""
+    rows = check.sequence("rows", rows)
+    if not rows or not all(not isinstance(r, (str, dict)) and hasattr(r, "__len__") and len(r) == 6 for r in rows):
+        raise ValueError(f"rows must be a non-empty sequence of pruning_demo()'s rows (6 cells each), got {rows!r:.80}")
     cells = [(r[0], *(f"{x:.3f}" for x in r[1:])) for r in rows]
     return Table(("weight", "OBD", "saliency", "Occam", "§6 change", "refit"), cells, widths=(-14, 9, 9, 7, 10, 9))
 
@@ -63,6 +71,7 @@ def pruning_study_rows(result: dict) -> list[dict]:
     """Per split of the stored Boston pruning study (``figures/pruning_evidence.json``): where §6 says
     stop (``stop``: deletions made), and there, for the evidence's order and OBD's, the refitted log
     evidence and test MSE; the full network's; §6's predicted total change beside the refits'."""
+    check.mapping("result", result, ("config", "splits"), "the stored pruning study")
     rows = []
     for s in result["splits"]:
         ev, ob = s["sequences"]["evidence"], s["sequences"]["obd"]
@@ -86,6 +95,9 @@ def format_pruning_study(rows) -> Table:
     """The table of :func:`pruning_study_rows` (text; an HTML table in a notebook): at the stop, the
     refitted ln evidence and test MSE of the full network, the evidence's order and OBD's; §6's
     predicted total gain in ln evidence beside the refits'."""
+    rows = check.records("rows", rows, ("split", "stop", "k", "full_log_evidence", "evidence_log_evidence",
+                                    "obd_log_evidence", "full_mse", "evidence_mse", "obd_mse",
+                                    "predicted_total", "refit_total"))
     cells = [(f"{r['split']}", f"{r['stop']} of {r['k']}", f"{r['full_log_evidence']:.2f}",
               f"{r['evidence_log_evidence']:.2f}", f"{r['obd_log_evidence']:.2f}", f"{r['full_mse']:.3f}",
               f"{r['evidence_mse']:.3f}", f"{r['obd_mse']:.3f}", f"{-r['predicted_total']:+.2f}",
@@ -128,6 +140,12 @@ def plot_pruning_study(axes, result: dict) -> None:
 
 
 def pruning_study_figure(result: dict):
+    check.mapping("result", result, ("config", "splits"), "the stored pruning study")
     fig, axes = new_figure(11.0, 4.0, ncols=2)
     plot_pruning_study(axes, result)
     return fig, axes
+
+
+#: what lesson 6's notebook uses from here (issue 31)
+__all__ = ["format_pruning", "format_pruning_study", "pruning_demo", "pruning_network",
+           "pruning_study_figure", "pruning_study_rows"]

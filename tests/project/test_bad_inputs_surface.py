@@ -1,0 +1,353 @@
+# ruff: noqa: E501 - one case per line in the table
+"""Bad inputs refused across studies, the lessons' public helpers and the panels (issue 31, item 2).
+
+The second part of the bad-input table of tests/project/test_bad_inputs.py, in its format (one
+:func:`~project.test_bad_inputs.C` per case, sharing its ``TARGETS``, which the coverage test
+tests/project/test_bad_input_coverage.py reads): each call has one bad argument, and the
+``ValueError``'s message must match the pattern — the argument's name and the allowed range.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from project.test_bad_inputs import C
+
+import ensemble_lib as E
+from ensemble_lib import lessons
+from ensemble_lib.core import validation as check
+from ensemble_lib.inference.toy_fits import fit_all
+from ensemble_lib.lessons import (bound, classification, mean_sigma, mixture, model_choice, networks, stochastic_vi,
+                                  store_lessons, toy_posterior)
+from ensemble_lib.lessons import figures as lesson_figures
+from ensemble_lib.lessons import student_copies as lesson_student_copies
+from ensemble_lib.studies import (classification_demo, datasets, hmc_reference, model_size, network_demo, noise_inputs,
+                                  pruning_evidence, store, table1)
+from ensemble_lib.ui.panel import FigurePanel
+from ensemble_lib.ui.plotting import new_figure
+from matplotlib.axes import Axes
+
+
+@lru_cache(maxsize=None)
+def panel(name):
+    """The registered panel ``name``, built once."""
+    return lessons.PANELS[name][0]()
+
+
+def good(name):
+    """The panel's current (valid) control values."""
+    return panel(name).values()
+
+
+def _tmp():
+    """A fresh empty folder (a study's --outdir: nothing stored there to compare with)."""
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="bad-input-")
+
+
+def _result():
+    return {"methods": {"a": {}, "b": {}}, "splits": []}
+
+
+@lru_cache(maxsize=None)
+def split4():
+    """A small split: X_train (12, 3), y_train, X_test (6, 3), y_test."""
+    rng = np.random.default_rng(4)
+    return rng.standard_normal((12, 3)), rng.standard_normal(12), rng.standard_normal((6, 3)), rng.standard_normal(6)
+
+
+@lru_cache(maxsize=None)
+def split():
+    rng = np.random.default_rng(2)
+    return rng.standard_normal((20, 3)), rng.standard_normal(20)
+
+
+@lru_cache(maxsize=None)
+def toy():
+    return E.make_posterior(**E.PAPER_PRESET)
+
+
+@lru_cache(maxsize=None)
+def toy_fits():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fit_all(toy())
+
+
+def ax():
+    return new_figure(2, 2)[1]
+
+
+CASES = [
+    # --- the lessons' registry (lessons/__init__.py)
+    C(lambda: lessons.panel_class("NoSuchPanel"), r"name must be one of the registered panels", id="panel-class-name", on="lessons.panel_class"),
+    C(lambda: lessons.panel_class(None), r"name must be one of the registered panels", id="panel-class-none", on="lessons.panel_class"),
+    # --- the lessons' public helpers: what the notebooks call (lessons/*.py)
+    C(lambda: check.instance("ax", 3, Axes, "a matplotlib Axes"), r"ax must be a matplotlib Axes, got int", id="check-instance", on="core.validation.instance"),
+    C(lambda: check.mapping("result", [], ("methods",)), r"result must be a dict with methods", id="check-mapping", on="core.validation.mapping"),
+    C(lambda: check.records("rows", [{"a": 1}, 3], ("a",)), r"rows must be a non-empty list of rows \(dicts with a\)", id="check-records", on="core.validation.records"),
+    C(lambda: check.records("rows", []), r"rows must be a non-empty list of rows", id="check-records-empty", on="core.validation.records"),
+    C(lambda: toy_posterior.fits_table(toy_fits(), names=("laplace", "best")), r"names must be a non-empty sequence of the fits held", id="tp-fits-table-names", on="lessons.toy_posterior.fits_table"),
+    C(lambda: toy_posterior.fits_table({}, ), r"fits must be a ToyFits", id="tp-fits-table-fits", on="lessons.toy_posterior.fits_table"),
+    C(lambda: toy_posterior.kl_summary_table([{"alpha": 0.1}]), r"summary must be a non-empty list of rows \(dicts with alpha, n_sets", id="tp-kl-summary", on="lessons.toy_posterior.kl_summary_table"),
+    C(lambda: toy_posterior.plot_fig2(ax(), toy_fits()), r"axes must be four matplotlib Axes", id="tp-fig2-axes", on="lessons.toy_posterior.plot_fig2"),
+    C(lambda: toy_posterior.plot_fig2(new_figure(4, 4, nrows=2, ncols=2)[1], toy_fits(), grid="g"), r"grid must be a PosteriorGrid", id="tp-fig2-grid", on="lessons.toy_posterior.plot_fig2"),
+    C(lambda: toy_posterior.plot_kl_table("ax", [{"alpha": 1.0}]), r"ax must be a matplotlib Axes", id="tp-plot-kl-ax", on="lessons.toy_posterior.plot_kl_table"),
+    C(lambda: toy_posterior.plot_kl_table(ax(), []), r"rows must be a non-empty list of rows", id="tp-plot-kl-rows", on="lessons.toy_posterior.plot_kl_table"),
+    C(lambda: toy_posterior.self_check_tables(None), r"fits must be a ToyFits", id="tp-self-check", on="lessons.toy_posterior.self_check_tables"),
+    C(lambda: toy_posterior.summarise_table([{"alpha": 1.0, "laplace": 1.0}]), r"rows must be a non-empty list of rows \(dicts with alpha, laplace, diagonal, full\)", id="tp-summarise", on="lessons.toy_posterior.summarise_table"),
+    C(lambda: toy_posterior.table_sentences("rows"), r"rows must be a non-empty list of rows", id="tp-sentences", on="lessons.toy_posterior.table_sentences"),
+    C(lambda: mean_sigma.iteration_table(None), r"run must be an EnsembleRun", id="ms-iteration-table-run", on="lessons.mean_sigma.iteration_table"),
+    C(lambda: mean_sigma.iteration_table(E.MacKayGaussian(5, 1.0, 1.0).ensemble_iterations(1.0, 3), n=0), r"n must be an integer in \[1, 1000\]", id="ms-iteration-table-n", on="lessons.mean_sigma.iteration_table"),
+    C(lambda: mean_sigma.iterations_figure(sweeps=(0, 13)), r"sweeps must be an integer in \[0, 12\]", id="ms-iterations-sweeps", on="lessons.mean_sigma.iterations_figure"),
+    C(lambda: mean_sigma.iterations_figure(beta0=-1.0), r"beta0 must be a finite number > 0", id="ms-iterations-beta0", on="lessons.mean_sigma.iterations_figure"),
+    C(lambda: mean_sigma.iterations_figure(model="m"), r"model must be a MacKayGaussian", id="ms-iterations-model", on="lessons.mean_sigma.iterations_figure"),
+    C(lambda: mean_sigma.plot_fig1a(None), r"ax must be a matplotlib Axes", id="ms-fig1a-ax", on="lessons.mean_sigma.plot_fig1a"),
+    C(lambda: mean_sigma.plot_fig1a(ax(), sigma_lim=(0.0, 1.0)), r"sigma_lim must be two finite numbers \(low, high\) with 0 < low < high", id="ms-fig1a-sigma", on="lessons.mean_sigma.plot_fig1a"),
+    C(lambda: mean_sigma.plot_fig1a(ax(), n=2), r"n must be an integer in \[3, 5001\]", id="ms-fig1a-n", on="lessons.mean_sigma.plot_fig1a"),
+    C(lambda: mean_sigma.plot_fig1b(ax(), model=None), r"model must be a MacKayGaussian", id="ms-fig1b-model", on="lessons.mean_sigma.plot_fig1b"),
+    C(lambda: mean_sigma.plot_fig1b(ax(), sigma_lim=(1.0, np.nan)), r"sigma_lim must be two finite numbers", id="ms-fig1b-sigma", on="lessons.mean_sigma.plot_fig1b"),
+    C(lambda: bound.bound_figure(post="toy"), r"post must be a ToyPosterior", id="bd-figure-post", on="lessons.bound.bound_figure"),
+    C(lambda: bound.decomposition_table(toy(), toy_fits(), keys=("best",)), r"keys must be a non-empty sequence of 'laplace'", id="bd-table-keys", on="lessons.bound.decomposition_table"),
+    C(lambda: bound.decomposition_table(toy(), None), r"fits must be a ToyFits", id="bd-table-fits", on="lessons.bound.decomposition_table"),
+    C(lambda: bound.trajectories_figure(None), r"comp must be a HyperparameterComparison", id="bd-trajectories", on="lessons.bound.trajectories_figure"),
+    C(lambda: classification.arrival_figure(seed=-1), r"seed must be an integer >= 0", id="cl-arrival-seed", on="lessons.classification.arrival_figure"),
+    C(lambda: classification.arrival_figure(alpha=0.0), r"alpha must be a finite number > 0", id="cl-arrival-alpha", on="lessons.classification.arrival_figure"),
+    C(lambda: classification.evidence_sentence(None), r"fits must be a NeuronState", id="cl-evidence-sentence", on="lessons.classification.evidence_sentence"),
+    C(lambda: classification.fig9_sentence("state"), r"state must be a Fig9State", id="cl-fig9-sentence", on="lessons.classification.fig9_sentence"),
+    C(lambda: classification.fig9_table(3), r"state must be a Fig9State", id="cl-fig9-table", on="lessons.classification.fig9_table"),
+    C(lambda: classification.fits_table({}), r"fits must be a NeuronState", id="cl-fits-table", on="lessons.classification.fits_table"),
+    C(lambda: classification.neuron_figure("st"), r"st must be a NeuronState", id="cl-neuron-figure", on="lessons.classification.neuron_figure"),
+    C(lambda: classification.neuron_state(0, 1.0, 0), r"n must be an integer in \[1, 30\]", id="cl-neuron-state-n", on="lessons.classification.neuron_state"),
+    C(lambda: classification.neuron_state(5, np.nan, 0), r"alpha must be a finite number", id="cl-neuron-state-alpha", on="lessons.classification.neuron_state"),
+    C(lambda: classification.softmax_demo(None), r"rng must be a numpy.random.Generator", id="cl-softmax-rng", on="lessons.classification.softmax_demo"),
+    C(lambda: classification.softmax_demo(np.random.default_rng(0), classes=1), r"classes must be an integer in \[2, 100\]", id="cl-softmax-classes", on="lessons.classification.softmax_demo"),
+    C(lambda: mixture.fit_mixtures("post"), r"post must be a ToyPosterior", id="mx-fit-post", on="lessons.mixture.fit_mixtures"),
+    C(lambda: mixture.fit_mixtures(toy(), K_max=0), r"K_max must be an integer in \[1, 8\]", id="mx-fit-kmax", on="lessons.mixture.fit_mixtures"),
+    C(lambda: mixture.entropy_table([0.0, -1.0]), r"separations must be finite numbers >= 0", id="mx-entropy-sep", on="lessons.mixture.entropy_table"),
+    C(lambda: mixture.entropy_table([np.inf]), r"separations must contain only finite", id="mx-entropy-inf", on="lessons.mixture.entropy_table"),
+    C(lambda: mixture.kl_check_table(toy(), None), r"comp must be a MixtureComparison", id="mx-kl-check", on="lessons.mixture.kl_check_table"),
+    C(lambda: mixture.ladder_table("comp"), r"comp must be a MixtureComparison", id="mx-ladder", on="lessons.mixture.ladder_table"),
+    C(lambda: mixture.mixtures_for(alpha=-1.0), r"alpha must be a finite number > 0", id="mx-for-alpha", on="lessons.mixture.mixtures_for"),
+    C(lambda: mixture.network_symmetry_demo(n_starts=0), r"n_starts must be an integer in \[1, 50\]", id="mx-symmetry-starts", on="lessons.mixture.network_symmetry_demo"),
+    C(lambda: mixture.network_symmetry_demo(rng=0), r"rng must be a numpy.random.Generator", id="mx-symmetry-rng", on="lessons.mixture.network_symmetry_demo"),
+    C(lambda: mixture.plot_comparison([ax()], None), r"comp must be a MixtureComparison", id="mx-plot-comp", on="lessons.mixture.plot_comparison"),
+    C(lambda: mixture.symmetry_table({}), r"demo must be a NetworkSymmetryDemo", id="mx-symmetry-table", on="lessons.mixture.symmetry_table"),
+    C(lambda: stochastic_vi.comparison_figures(None), r"comp must be an SVIComparison", id="svi-comparison-figures", on="lessons.stochastic_vi.comparison_figures"),
+    C(lambda: stochastic_vi.exact_fit("post"), r"post must be a posterior", id="svi-exact-post", on="lessons.stochastic_vi.exact_fit"),
+    C(lambda: stochastic_vi.floors_sentence("comp"), r"comp must be an SVIComparison", id="svi-floors-sentence", on="lessons.stochastic_vi.floors_sentence"),
+    C(lambda: stochastic_vi.floors_table({}), r"comp must be an SVIComparison", id="svi-floors-table", on="lessons.stochastic_vi.floors_table"),
+    C(lambda: stochastic_vi.timing_table(None), r"comp must be an SVIComparison", id="svi-timing-table", on="lessons.stochastic_vi.timing_table"),
+    C(lambda: stochastic_vi.run_comparison(rng=np.random.default_rng(0), timing_repeats=0), r"timing_repeats must be an integer in \[1, 100\]", id="svi-run-comparison-repeats", on="lessons.stochastic_vi.run_comparison"),
+    C(lambda: stochastic_vi.write_timing_figures(3), r"outdir must be a str or pathlib.Path", id="svi-write-timing", on="lessons.stochastic_vi.write_timing_figures"),
+    C(lambda: networks.demo_figure(state="s"), r"state must be a DemoState or None", id="net-demo-figure-state", on="lessons.networks.demo_figure"),
+    C(lambda: networks.demo_figure(data="xt"), r"data must be None or a pair \(x, t\)", id="net-demo-figure-data", on="lessons.networks.demo_figure"),
+    C(lambda: networks.hmc_convergence_note([], "boston"), r"hmc must be a dict of data set -> stored HMC reference", id="net-hmc-note-hmc", on="lessons.networks.hmc_convergence_note"),
+    C(lambda: networks.hmc_convergence_note({}, "boston", threshold=0.9), r"threshold must be in \[1, inf\)", id="net-hmc-note-threshold", on="lessons.networks.hmc_convergence_note"),
+    C(lambda: networks.opening_sentence(None), r"state must be a DemoState", id="net-opening", on="lessons.networks.opening_sentence"),
+    C(lambda: networks.pruning_figure({"methods": {}}), r"result must be a stored Table 1 result \(load_table\(\)\) with methods, splits, config", id="net-pruning-figure", on="lessons.networks.pruning_figure"),
+    C(lambda: networks.table1_text("boston"), r"result must be a stored Table 1 result", id="net-table1-text", on="lessons.networks.table1_text"),
+    C(lambda: networks.table_figure(None), r"boston must be a stored Table 1 result", id="net-table-figure", on="lessons.networks.table_figure"),
+    C(lambda: lesson_figures.main("--only toy"), r"argv must be None or a list of str", id="lesson-figures-main", on="lessons.figures.main"),
+    C(lambda: store_lessons.main(["README.md"]), r"path must be an existing .ipynb file", id="store-lessons-main", on="lessons.store_lessons.main"),
+    C(lambda: store_lessons.store("notebooks/no_such_lesson.ipynb"), r"path must be an existing .ipynb file", id="store-lessons-store", on="lessons.store_lessons.store"),
+    C(lambda: lesson_student_copies.main("build/student"), r"argv must be None or a list of str", id="lesson-student-copies-main", on="lessons.student_copies.main"),
+    C(lambda: model_choice.ard_arrays([]), r"result must be the stored size study", id="mc-ard-arrays", on="lessons.model_choice.ard_boston.ard_arrays"),
+    C(lambda: model_choice.ard_figure({"config": {}}), r"result must be the stored size study \(load_result\(\)\) with config, datasets", id="mc-ard-figure", on="lessons.model_choice.ard_boston.ard_figure"),
+    C(lambda: model_choice.format_ard_inputs(None), r"result must be the stored size study", id="mc-ard-inputs", on="lessons.model_choice.ard_boston.format_ard_inputs"),
+    C(lambda: model_choice.format_ard_splits("r"), r"result must be the stored size study", id="mc-ard-splits", on="lessons.model_choice.ard_boston.format_ard_splits"),
+    C(lambda: model_choice.committee_rows({}), r"result must be the stored size study", id="mc-committee-rows", on="lessons.model_choice.committees.committee_rows"),
+    C(lambda: model_choice.format_committees([{"dataset": "boston"}]), r"rows must be a non-empty list of rows \(dicts with dataset, H", id="mc-format-committees", on="lessons.model_choice.committees.format_committees"),
+    C(lambda: model_choice.hyper_error_bar_demo(degree=-1), r"degree must be an integer in \[0, 15\]", id="mc-heb-demo-degree", on="lessons.model_choice.hyper_error_bars.hyper_error_bar_demo"),
+    C(lambda: model_choice.hyper_error_bar_demo(n=2), r"n must be an integer in \[3, 10000\]", id="mc-heb-demo-n", on="lessons.model_choice.hyper_error_bars.hyper_error_bar_demo"),
+    C(lambda: model_choice.hyper_error_bar_figure(degree=16), r"degree must be an integer in \[0, 15\]", id="mc-heb-figure", on="lessons.model_choice.hyper_error_bars.hyper_error_bar_figure"),
+    C(lambda: model_choice.format_hyper_error_bars([]), r"demos must be a non-empty sequence of HyperErrorBarDemo", id="mc-heb-format", on="lessons.model_choice.hyper_error_bars.format_hyper_error_bars"),
+    C(lambda: model_choice.boston_network_error_bars(n_hidden=0), r"n_hidden must be an integer in \[1, 20\]", id="mc-boston-heb-h", on="lessons.model_choice.hyper_error_bars.boston_network_error_bars"),
+    C(lambda: model_choice.boston_network_error_bars(split=-1), r"split must be an integer >= 0", id="mc-boston-heb-split", on="lessons.model_choice.hyper_error_bars.boston_network_error_bars"),
+    C(lambda: model_choice.format_size({"config": {}, "datasets": {"boston": {}}}, "iris"), r"dataset must be one of the study's data sets \['boston'\]", id="mc-format-size", on="lessons.model_choice.network_size.format_size"),
+    C(lambda: model_choice.model_size_figure([]), r"result must be the stored size study", id="mc-size-figure", on="lessons.model_choice.network_size.model_size_figure"),
+    C(lambda: model_choice.noise_summary(ns=(31,)), r"ns must be an integer in \[0, 30\]", id="mc-noise-summary", on="lessons.model_choice.noise_inputs.noise_summary"),
+    C(lambda: model_choice.noise_summary(ns=()), r"ns must be a non-empty sequence", id="mc-noise-summary-empty", on="lessons.model_choice.noise_inputs.noise_summary"),
+    C(lambda: model_choice.format_noise_summary([{"n_noise": 1}]), r"rows must be a non-empty list of rows \(dicts with n_noise", id="mc-format-noise", on="lessons.model_choice.noise_inputs.format_noise_summary"),
+    C(lambda: model_choice.real_inputs_switched_off("rows"), r"rows must be a non-empty list of rows", id="mc-real-off", on="lessons.model_choice.noise_inputs.real_inputs_switched_off"),
+    C(lambda: model_choice.polynomial_occam(degrees=(0, 16)), r"degrees must be an integer in \[0, 15\]", id="mc-poly-occam", on="lessons.model_choice.occam.polynomial_occam"),
+    C(lambda: model_choice.polynomial_occam(n=1), r"n must be an integer in \[3, 10000\]", id="mc-poly-occam-n", on="lessons.model_choice.occam.polynomial_occam"),
+    C(lambda: model_choice.toy_occam(alphas=(0.0,)), r"alphas must be a finite number > 0", id="mc-toy-occam", on="lessons.model_choice.occam.toy_occam"),
+    C(lambda: model_choice.toy_occam(alphas=()), r"alphas must be a non-empty sequence", id="mc-toy-occam-empty", on="lessons.model_choice.occam.toy_occam"),
+    C(lambda: model_choice.format_occam([("a", 1)]), r"rows must be a non-empty sequence of OccamRow", id="mc-format-occam", on="lessons.model_choice.occam.format_occam"),
+    C(lambda: model_choice.pruning_network(seed=-1), r"seed must be an integer >= 0", id="mc-pruning-network", on="lessons.model_choice.pruning.pruning_network"),
+    C(lambda: model_choice.pruning_demo(n=5), r"n must be an integer in \[10, 100000\]", id="mc-pruning-demo", on="lessons.model_choice.pruning.pruning_demo"),
+    C(lambda: model_choice.format_pruning([("w", 1.0)]), r"rows must be a non-empty sequence of pruning_demo\(\)'s rows", id="mc-format-pruning", on="lessons.model_choice.pruning.format_pruning"),
+    C(lambda: model_choice.format_pruning_study([{"split": 0}]), r"rows must be a non-empty list of rows \(dicts with split, stop", id="mc-format-pruning-study", on="lessons.model_choice.pruning.format_pruning_study"),
+    C(lambda: model_choice.pruning_study_figure(None), r"result must be the stored pruning study", id="mc-pruning-study-figure", on="lessons.model_choice.pruning.pruning_study_figure"),
+    C(lambda: model_choice.pruning_study_rows({"splits": []}), r"result must be the stored pruning study with config, splits", id="mc-pruning-study-rows", on="lessons.model_choice.pruning.pruning_study_rows"),
+    # --- studies: entry points (argv; a negative number of splits, no data sets, an unknown backend),
+    #     config objects and the public helpers (studies/*.py)
+    C(lambda: table1.main("--table"), r"argv must be None or a list of str", id="t1-main-argv", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--n-splits", "-1", "--outdir", _tmp()]), r"n_splits must be an integer in \[1, 1000\]", id="t1-main-splits", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--datasets", "--outdir", _tmp()]), r"--datasets must name one or more of", id="t1-main-datasets", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--datasets", "iris", "--outdir", _tmp()]), r"--datasets must name one or more of", id="t1-main-dataset-name", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--n-splits", "1", "--backend", "ray", "--outdir", _tmp()]), r"backend 'ray' is not supported", id="t1-main-backend", on="studies.table1.main"),
+    C(lambda: table1.main(["--table", "--ranks", "0", "--outdir", _tmp()]), r"ranks must be an integer >= 1", id="t1-main-ranks", on="studies.table1.main"),
+    C(lambda: table1.run_tables(datasets=()), r"datasets must name at least one of", id="t1-run-tables-empty", on="studies.table1.run_tables"),
+    C(lambda: table1.run_tables(datasets=["boston"], config=table1.TableConfig(n_splits=1), backend="spark"), r"backend must be one of \['loky', 'dask'\]", id="t1-run-tables-backend", on="studies.table1.run_tables"),
+    C(lambda: table1.run_table("iris"), r"dataset must be one of", id="t1-run-table-dataset", on="studies.table1.run_table"),
+    C(lambda: table1.run_table("boston", config="cfg"), r"config must be a TableConfig", id="t1-run-table-config", on="studies.table1.run_table"),
+    C(lambda: table1.TableConfig(n_splits=-1), r"n_splits must be an integer in \[1, 1000\]", id="cfg-nsplits", on="studies.splits.TableConfig"),
+    C(lambda: table1.TableConfig(ranks=()), r"ranks must be a non-empty", id="cfg-ranks-empty", on="studies.splits.TableConfig"),
+    C(lambda: table1.stored_hmc(directory=3), r"directory must be None or a str or pathlib.Path", id="t1-stored-hmc", on="studies.table1.stored_hmc"),
+    C(lambda: table1.hmc_comparison(_result(), "hmc"), r"result must be a stored result", id="t1-hmc-cmp-result", on="studies.table1.hmc_comparison"),
+    C(lambda: table1.hmc_comparison({**_result(), "config": {}}, None), r"hmc must be a stored result", id="t1-hmc-cmp-hmc", on="studies.table1.hmc_comparison"),
+    C(lambda: table1.paired_difference([], "a", "b"), r"result must be a stored result", id="t1-paired-result", on="studies.table1.paired_difference"),
+    C(lambda: table1.pruning_summary("table"), r"result must be a stored result", id="t1-pruning-summary", on="studies.table1.pruning_summary"),
+    C(lambda: table1.format_table(None), r"result must be a stored result", id="t1-format-table", on="studies.table1.format_table"),
+    C(lambda: table1.load_table("boston", directory="/no/such/folder"), r"directory must be an existing folder", id="t1-load-table-dir", on="studies.table1.load_table"),
+    C(lambda: hmc_reference.load_reference("iris"), r"dataset must be one of \('boston', 'diabetes'\)", id="hmc-ref-dataset", on="studies.hmc_reference.load_reference"),
+    C(lambda: hmc_reference.load_reference("boston", directory=5), r"directory must be None or a str", id="hmc-ref-dir", on="studies.hmc_reference.load_reference"),
+    C(lambda: hmc_reference.main(["--n-splits", "-1", "--outdir", _tmp()]), r"n_splits must be an integer", id="hmc-ref-main-splits", on="studies.hmc_reference.main"),
+    C(lambda: hmc_reference.main(b"--quick"), r"argv must be None or a list of str", id="hmc-ref-main-argv", on="studies.hmc_reference.main"),
+    C(lambda: model_size.ModelSizeConfig(n_splits=-1), r"n_splits must be an integer in \[1, 100\]", id="ms-cfg-splits", on="studies.model_size.ModelSizeConfig"),
+    C(lambda: model_size.ModelSizeConfig(hidden=()), r"hidden must be a non-empty", id="ms-cfg-hidden-empty", on="studies.model_size.ModelSizeConfig"),
+    C(lambda: model_size.ModelSizeConfig(hidden=(0, 2)), r"hidden must be an integer >= 1", id="ms-cfg-hidden", on="studies.model_size.ModelSizeConfig"),
+    C(lambda: model_size.ModelSizeConfig.from_dict({"n_splits": 2}), r"d must be a dict of the fields", id="ms-cfg-from-dict", on="studies.model_size.ModelSizeConfig.from_dict"),
+    C(lambda: model_size.ModelSizeConfig.from_dict({**model_size.ModelSizeConfig().as_dict(), "n_train": 1}), r"n_train must be an integer >= 10", id="ms-cfg-from-dict-value", on="studies.model_size.ModelSizeConfig.from_dict"),
+    C(lambda: model_size.load_split("iris", model_size.ModelSizeConfig(), 0), r"dataset must be one of", id="ms-load-split-dataset", on="studies.model_size.load_split"),
+    C(lambda: model_size.load_split("boston", {}, 0), r"config must be a ModelSizeConfig", id="ms-load-split-config", on="studies.model_size.load_split"),
+    C(lambda: model_size.load_split("boston", model_size.ModelSizeConfig(), -1), r"index must be an integer >= 0", id="ms-load-split-index", on="studies.model_size.load_split"),
+    C(lambda: model_size.size_row(*split4(), 0, model_size.ModelSizeConfig(), 0), r"H must be an integer in \[1, 20\]", id="ms-size-row-H", on="studies.model_size.size_row"),
+    C(lambda: model_size.size_row(split4()[0], split4()[1][:3], *split4()[2:], 1, model_size.ModelSizeConfig(), 0), r"Xtr, y_train, Xte, y_test must be a split's rows", id="ms-size-row-shape", on="studies.model_size.size_row"),
+    C(lambda: model_size.size_row(*split4(), 1, None, 0), r"config must be a ModelSizeConfig", id="ms-size-row-config", on="studies.model_size.size_row"),
+    C(lambda: model_size.load_result(directory=["figures"]), r"directory must be None or a str", id="ms-load-result", on="studies.model_size.load_result"),
+    C(lambda: model_size.main(["--run", "--n-splits", "-1", "--outdir", _tmp()]), r"n_splits must be an integer in \[1, 100\]", id="ms-main-splits", on="studies.model_size.main"),
+    C(lambda: model_size.main(["--run", "--hidden", "--outdir", _tmp()]), r"hidden must be a non-empty", id="ms-main-hidden", on="studies.model_size.main"),
+    C(lambda: pruning_evidence.PruningConfig(n_splits=0), r"n_splits must be an integer in \[1, 100\]", id="pe-cfg-splits", on="studies.pruning_evidence.PruningConfig"),
+    C(lambda: pruning_evidence.load_result(directory=1.5), r"directory must be None or a str", id="pe-load-result", on="studies.pruning_evidence.load_result"),
+    C(lambda: pruning_evidence.main(["--run", "--n-splits", "-2", "--outdir", _tmp()]), r"n_splits must be an integer in \[1, 100\]", id="pe-main-splits", on="studies.pruning_evidence.main"),
+    C(lambda: noise_inputs.NoiseInputsConfig(n_max=0), r"n_max must be an integer in \[1, 100\]", id="ni-cfg-nmax", on="studies.noise_inputs.NoiseInputsConfig"),
+    C(lambda: noise_inputs.boston_split("config"), r"config must be a NoiseInputsConfig", id="ni-boston-split", on="studies.noise_inputs.boston_split"),
+    C(lambda: noise_inputs.design(31, 0), r"n_noise must be an integer in \[0, 30\]", id="ni-design-n", on="studies.noise_inputs.design"),
+    C(lambda: noise_inputs.design(3, -1), r"noise_seed must be an integer >= 0", id="ni-design-seed", on="studies.noise_inputs.design"),
+    C(lambda: noise_inputs.posterior_at(2, 0, [1.0, np.nan], 1.0), r"alphas must contain only finite", id="ni-post-alphas", on="studies.noise_inputs.posterior_at"),
+    C(lambda: noise_inputs.posterior_at(2, 0, [1.0, 2.0], 1.0), r"alphas must be one positive precision or one per input \(15\)", id="ni-post-alphas-len", on="studies.noise_inputs.posterior_at"),
+    C(lambda: noise_inputs.posterior_at(2, 0, 1.0, -1.0), r"beta must be a finite number > 0", id="ni-post-beta", on="studies.noise_inputs.posterior_at"),
+    C(lambda: noise_inputs.load_result(directory=0), r"directory must be None or a str", id="ni-load-result", on="studies.noise_inputs.load_result"),
+    C(lambda: noise_inputs.main("--run"), r"argv must be None or a list of str", id="ni-main-argv", on="studies.noise_inputs.main"),
+    C(lambda: network_demo.demo_fit([0.0, 1.0], [0.0, 1.0], 9, 1, 1.0, True, rng=np.random.default_rng(0)), r"n_hidden must be an integer in \[1, 4\]", id="nd-fit-H", on="studies.network_demo.demo_fit"),
+    C(lambda: network_demo.load_demo_store(n_grid=2), r"n_grid must be an integer in \[3, 10001\]", id="nd-store-grid", on="studies.network_demo.load_demo_store"),
+    C(lambda: network_demo.load_demo_store(directory=object()), r"directory must be None or a str", id="nd-store-dir", on="studies.network_demo.load_demo_store"),
+    C(lambda: network_demo.memo_key(2, -1, 1.0, False), r"rank must be an integer >= 0", id="nd-memo-rank", on="studies.network_demo.memo_key"),
+    C(lambda: network_demo.memo_key(2, 1, 0.0, False), r"alpha must be a finite number > 0", id="nd-memo-alpha", on="studies.network_demo.memo_key"),
+    C(lambda: network_demo.memo_key(2, 1, 1.0, "no"), r"adapt must be True or False", id="nd-memo-adapt", on="studies.network_demo.memo_key"),
+    C(lambda: network_demo.main(("--jobs", 2)), r"argv must be None or a list of str", id="nd-main-argv", on="studies.network_demo.main"),
+    C(lambda: classification_demo.contour_path([1.0, 0.0], np.zeros((3, 2))), r"w_mp must have 3 entries", id="cd-contour-w", on="studies.classification_demo.contour_path"),
+    C(lambda: classification_demo.contour_path([1.0, 0.0, 0.0], np.zeros((3, 2)), level=1.0), r"level must lie in \(0, 1\)", id="cd-contour-level", on="studies.classification_demo.contour_path"),
+    C(lambda: classification_demo.fits_row({"kl": 1.0}), r"fits must be the ClassificationFits of fit_classification", id="cd-fits-row", on="studies.classification_demo.fits_row"),
+    C(lambda: classification_demo.load_store(directory=2), r"directory must be None or a str", id="cd-load-store", on="studies.classification_demo.load_store"),
+    C(lambda: classification_demo.load_neuron_store(directory="/no/such/folder"), r"directory must be an existing folder", id="cd-load-neuron-store", on="studies.classification_demo.load_neuron_store"),
+    C(lambda: classification_demo.neuron_data(0, 0), r"n must be an integer in \[1, 30\]", id="cd-neuron-data-n", on="studies.classification_demo.neuron_data"),
+    C(lambda: classification_demo.neuron_posterior(5, -1.0, 0), r"alpha must be a finite number > 0", id="cd-neuron-post-alpha", on="studies.classification_demo.neuron_posterior"),
+    C(lambda: classification_demo.neuron_posterior(5, 1.0, -1), r"seed must be an integer >= 0", id="cd-neuron-post-seed", on="studies.classification_demo.neuron_posterior"),
+    C(lambda: classification_demo.main("--only fig9"), r"argv must be None or a list of str", id="cd-main-argv", on="studies.classification_demo.main"),
+    C(lambda: store.stored_file("", None), r"name must be a non-empty str", id="store-stored-name", on="studies.store.stored_file"),
+    C(lambda: store.stored_file("x.json", 3), r"directory must be None or a str or pathlib.Path", id="store-stored-dir", on="studies.store.stored_file"),
+    C(lambda: store.replace_if_changed("/no/such/file.csv", "/tmp/x.csv"), r"made must name an existing file", id="store-replace-made", on="studies.store.replace_if_changed"),
+    C(lambda: store.replace_if_changed(None, "x.csv"), r"made must be a str or pathlib.Path", id="store-replace-type", on="studies.store.replace_if_changed"),
+    C(lambda: datasets.train_test_split_standardised(*split(), 10.5, np.random.default_rng(0)), r"n_train must be an integer", id="split-ntrain-float", on="studies.datasets.train_test_split_standardised"),
+    # --- the panels' machine (ui/panel.py, ui/panel_controls.py, ui/panel_readout.py)
+    C(lambda: FigurePanel({"a": 1}, new_figure(2, 2)[0]), r"controls must be a dict of control name -> ipywidgets control", id="fp-controls", on="ui.panel.FigurePanel"),
+    C(lambda: FigurePanel({}, "fig"), r"fig must be a matplotlib Figure", id="fp-fig", on="ui.panel.FigurePanel"),
+    C(lambda: FigurePanel({}, new_figure(2, 2)[0], columns=0), r"columns must be an integer >= 1", id="fp-columns", on="ui.panel.FigurePanel"),
+    C(lambda: FigurePanel.axes_artists("ax"), r"ax must be a matplotlib Axes", id="fp-axes-artists", on="ui.panel.FigurePanel.axes_artists"),
+    C(lambda: panel("EnsemblePanel").follow_range(None, (0, 1)), r"ax must be a matplotlib Axes", id="fp-follow-ax", on="ui.panel.FigurePanel.follow_range"),
+    C(lambda: panel("EnsemblePanel").follow_range(panel("EnsemblePanel").ax_q, (0, 1, 2)), r"x must be None or a range \(lo, hi\)", id="fp-follow-x", on="ui.panel.FigurePanel.follow_range"),
+    C(lambda: panel("EnsemblePanel").follow_range(panel("EnsemblePanel").ax_q, None, (0, np.nan)), r"must be two finite numbers", id="fp-follow-y-nan", on="ui.panel.FigurePanel.follow_range"),
+    C(lambda: panel("ToyExplorer").compute_stream(**{**good("ToyExplorer"), "alpha": -1.0}), r"alpha must be a finite number > 0", id="fp-stream-alpha", on="ui.panel.FigurePanel.compute_stream"),
+    C(lambda: panel("ToyExplorer").compute_stream(beta=1.0), r"values must be the panel's control values by name", id="fp-stream-name", on="ui.panel.FigurePanel.compute_stream"),
+    C(lambda: FigurePanel.format_readout(panel("ToyExplorer"), None), r"state must be a state", id="fp-readout-none", on="ui.panel.FigurePanel.format_readout"),
+    C(lambda: panel("ToyExplorer").hold(update="no").__enter__(), r"update must be True or False", id="fp-hold", on="ui.panel.FigurePanel.hold"),
+    C(lambda: panel("ToyExplorer").inactive_controls(beta=1.0), r"values must be the panel's control values by name", id="fp-inactive", on="ui.panel.FigurePanel.inactive_controls"),
+    C(lambda: panel("ToyExplorer").link_controls("nope", 1.0), r"name must be one of the panel's controls", id="fp-link", on="ui.panel.FigurePanel.link_controls"),
+    C(lambda: panel("ToyExplorer").memo([1], lambda: 1), r"key must be hashable", id="fp-memo-key", on="ui.panel.FigurePanel.memo"),
+    C(lambda: panel("ToyExplorer").memo(("k",), 3), r"compute must be callable", id="fp-memo-compute", on="ui.panel.FigurePanel.memo"),
+    C(lambda: panel("ToyExplorer").set_values([("alpha", 1.0)]), r"values must be a dict", id="fp-set-values", on="ui.panel.FigurePanel.set_values"),
+    C(lambda: panel("ToyExplorer").set_values({"beta": 1.0}), r"values must name controls of the panel", id="fp-set-values-name", on="ui.panel.FigurePanel.set_values"),
+    C(lambda: panel("ToyExplorer").set_values({}, update=None), r"update must be True or False", id="fp-set-values-update", on="ui.panel.FigurePanel.set_values"),
+    C(lambda: FigurePanel.slider("x", 5, 0, 1), r"value, lo and hi must satisfy lo <= value <= hi", id="slider-range", on="ui.panel_controls.slider"),
+    C(lambda: FigurePanel.slider("x", 0.5, 0.0, 1.0, log=True), r"lo must be > 0 for a log slider", id="slider-log", on="ui.panel_controls.slider"),
+    C(lambda: FigurePanel.slider("x", np.nan, 0.0, 1.0), r"value must be a finite real number", id="slider-nan", on="ui.panel_controls.slider"),
+    C(lambda: FigurePanel.slider(3, 0.5, 0.0, 1.0), r"description and units must be str", id="slider-desc", on="ui.panel_controls.slider"),
+    C(lambda: FigurePanel.slider("x", 0.5, 0.0, 1.0, step=0), r"step must be a finite number > 0", id="slider-step", on="ui.panel_controls.slider"),
+    C(lambda: FigurePanel.readout_table("ab"), r"rows must be a sequence of rows", id="readout-rows", on="ui.panel_readout.readout_table"),
+    C(lambda: FigurePanel.readout_table([3]), r"rows\[0\] must be a sequence of cells", id="readout-row", on="ui.panel_readout.readout_table"),
+    C(lambda: FigurePanel.readout_table([("a", 1)], pairs=0), r"pairs must be an integer >= 1", id="readout-pairs", on="ui.panel_readout.readout_table"),
+    C(lambda: FigurePanel.readout_table([("a", 1)], header=5), r"header must be a sequence of cells or None", id="readout-header", on="ui.panel_readout.readout_table"),
+    # --- every registered panel: compute (a bad value; an index past the run or negative; a control it
+    #     lacks), draw and format_readout (a state that is not its own), and its other public methods
+    C(lambda: panel("EnsemblePanel").compute(**{**good("EnsemblePanel"), "k": 61}), r"k must be an integer in \[0, 60\]", id="ens-k-past", on="lessons.mean_sigma.EnsemblePanel.compute"),
+    C(lambda: panel("EnsemblePanel").compute(**{**good("EnsemblePanel"), "k": -1}), r"k must be an integer in \[0, 60\]", id="ens-k-neg", on="lessons.mean_sigma.EnsemblePanel.compute"),
+    C(lambda: panel("EnsemblePanel").compute(**{**good("EnsemblePanel"), "N": 1}), r"N must be an integer >= 2", id="ens-N", on="lessons.mean_sigma.EnsemblePanel.compute"),
+    C(lambda: panel("EnsemblePanel").draw(None), r"state must be a EnsembleState", id="ens-draw", on="lessons.mean_sigma.EnsemblePanel.draw"),
+    C(lambda: panel("EnsemblePanel").format_readout("x"), r"state must be a EnsembleState", id="ens-readout", on="lessons.mean_sigma.EnsemblePanel.format_readout"),
+    C(lambda: panel("HyperIterationPanel").compute("ensemble", 10**6), r"iteration must be an integer in \[0, \d+\]", id="hyp-iter-past", on="lessons.bound.HyperIterationPanel.compute"),
+    C(lambda: panel("HyperIterationPanel").compute("evidence", -1), r"iteration must be an integer in \[0, \d+\]", id="hyp-iter-neg", on="lessons.bound.HyperIterationPanel.compute"),
+    C(lambda: panel("HyperIterationPanel").compute("bogus", 0), r"method must be", id="hyp-method", on="lessons.bound.HyperIterationPanel.compute"),
+    C(lambda: panel("HyperIterationPanel").draw(panel("BoundPanel").compute(**good("BoundPanel"))), r"state must be a IterationState", id="hyp-draw", on="lessons.bound.HyperIterationPanel.draw"),
+    C(lambda: panel("HyperIterationPanel").format_readout(None), r"state must be a IterationState", id="hyp-readout", on="lessons.bound.HyperIterationPanel.format_readout"),
+    C(lambda: panel("HyperIterationPanel").link_controls(3, "evidence"), r"name must be one of the panel's controls", id="hyp-link", on="lessons.bound.HyperIterationPanel.link_controls"),
+    C(lambda: lessons.HyperIterationPanel(comp="x"), r"comp must be a HyperparameterComparison", id="hyp-comp", on="lessons.bound.HyperIterationPanel"),
+    C(lambda: panel("BoundPanel").compute(**{**good("BoundPanel"), "rho": 1.0}), r"rho must be in \(-1, 1\)", id="bp-rho", on="lessons.bound.BoundPanel.compute"),
+    C(lambda: panel("BoundPanel").draw("x"), r"state must be a BoundDecomposition", id="bp-draw", on="lessons.bound.BoundPanel.draw"),
+    C(lambda: panel("BoundPanel").format_readout(None), r"state must be a BoundDecomposition", id="bp-readout", on="lessons.bound.BoundPanel.format_readout"),
+    C(lambda: panel("BoundPanel").link_controls("nope", 1.0), r"name must be one of the panel's controls", id="bp-link", on="lessons.bound.BoundPanel.link_controls"),
+    C(lambda: panel("BoundPanel").snap("best"), r"name must be 'laplace', 'diagonal' or 'full'", id="bp-snap", on="lessons.bound.BoundPanel.snap"),
+    C(lambda: panel("BoundPanel").snap("full", update="yes"), r"update must be True or False", id="bp-snap-update", on="lessons.bound.BoundPanel.snap"),
+    C(lambda: lessons.BoundPanel(post="toy"), r"post must be a ToyPosterior or None", id="bp-post", on="lessons.bound.BoundPanel"),
+    C(lambda: panel("ToyExplorer").compute(**{**good("ToyExplorer"), "n": 0}), r"n must be an integer", id="toy-exp-n", on="lessons.toy_posterior.ToyExplorer.compute"),
+    C(lambda: panel("ToyExplorer").draw(None), r"state must be a ToyFits", id="toy-exp-draw", on="lessons.toy_posterior.ToyExplorer.draw"),
+    C(lambda: panel("ToyExplorer").format_readout({}), r"state must be a ToyFits", id="toy-exp-readout", on="lessons.toy_posterior.ToyExplorer.format_readout"),
+    C(lambda: lessons.ToyExplorer.limits("post"), r"post must be a ToyPosterior", id="toy-exp-limits", on="lessons.toy_posterior.ToyExplorer.limits"),
+    C(lambda: panel("Network1DPanel").compute(**{**good("Network1DPanel"), "rank": -1}), r"rank must be an integer", id="net1d-rank", on="lessons.networks.Network1DPanel.compute"),
+    C(lambda: panel("Network1DPanel").draw(None), r"state must be a DemoState", id="net1d-draw", on="lessons.networks.Network1DPanel.draw"),
+    C(lambda: panel("Network1DPanel").format_readout(1.0), r"state must be a DemoState", id="net1d-readout", on="lessons.networks.Network1DPanel.format_readout"),
+    C(lambda: panel("Network1DPanel").inactive_controls(n_hidden=2), r"values must be the panel's control values by name", id="net1d-inactive", on="lessons.networks.Network1DPanel.inactive_controls"),
+    C(lambda: panel("Network1DPanel").smaller_h_bound(None), r"state must be a DemoState", id="net1d-smaller-h", on="lessons.networks.Network1DPanel.smaller_h_bound"),
+    C(lambda: lessons.Network1DPanel(data=([0.0, 1.0], [0.0])), r"x and t must have the same length", id="net1d-data-len", on="lessons.networks.Network1DPanel"),
+    C(lambda: lessons.Network1DPanel(data=([0.0, np.nan], [0.0, 1.0])), r"x must contain only finite", id="net1d-data-nan", on="lessons.networks.Network1DPanel"),
+    C(lambda: lessons.Network1DPanel(data="xt"), r"data must be None or a pair \(x, t\)", id="net1d-data-str", on="lessons.networks.Network1DPanel"),
+    C(lambda: panel("SVIExplorer").compute(**{**good("SVIExplorer"), "n_samples": 0}), r"n_samples must be an integer", id="svi-exp-samples", on="lessons.stochastic_vi.SVIExplorer.compute"),
+    C(lambda: next(panel("SVIExplorer").compute_stream(**{**good("SVIExplorer"), "family": "bogus"})), r"family must be one of", id="svi-exp-stream", on="lessons.stochastic_vi.SVIExplorer.compute_stream"),
+    C(lambda: panel("SVIExplorer").compute_stream(kappa=1.0), r"values must be the panel's control values by name", id="svi-exp-stream-name", on="lessons.stochastic_vi.SVIExplorer.compute_stream"),
+    C(lambda: panel("SVIExplorer").draw(None), r"state must be a SVIHistory", id="svi-exp-draw", on="lessons.stochastic_vi.SVIExplorer.draw"),
+    C(lambda: panel("SVIExplorer").format_readout("h"), r"state must be a SVIHistory", id="svi-exp-readout", on="lessons.stochastic_vi.SVIExplorer.format_readout"),
+    C(lambda: lessons.SVIExplorer(post="toy"), r"post must be a posterior", id="svi-exp-post", on="lessons.stochastic_vi.SVIExplorer"),
+    C(lambda: panel("PriorFunctionsPanel").compute(**{**good("PriorFunctionsPanel"), "sd_in": np.inf}), r"sd_in must be a finite number > 0", id="prior-fn-sd", on="lessons.model_choice.prior_functions.PriorFunctionsPanel.compute"),
+    C(lambda: panel("PriorFunctionsPanel").draw(None), r"state must be a PriorState", id="prior-fn-draw", on="lessons.model_choice.prior_functions.PriorFunctionsPanel.draw"),
+    C(lambda: panel("PriorFunctionsPanel").format_readout(0), r"state must be a PriorState", id="prior-fn-readout", on="lessons.model_choice.prior_functions.PriorFunctionsPanel.format_readout"),
+    C(lambda: panel("NoiseInputsPanel").compute(**{**good("NoiseInputsPanel"), "n_noise": -1}), r"n_noise must be an integer in \[0, 30\]", id="noise-panel-n", on="lessons.model_choice.noise_inputs.NoiseInputsPanel.compute"),
+    C(lambda: panel("NoiseInputsPanel").draw(None), r"state must be a NoiseARDState", id="noise-panel-draw", on="lessons.model_choice.noise_inputs.NoiseInputsPanel.draw"),
+    C(lambda: panel("NoiseInputsPanel").format_readout([]), r"state must be a NoiseARDState", id="noise-panel-readout", on="lessons.model_choice.noise_inputs.NoiseInputsPanel.format_readout"),
+    C(lambda: panel("MixtureExplorer").compute(**{**good("MixtureExplorer"), "K": 0}), r"K must be an integer in \[1, 4\]", id="mix-exp-K", on="lessons.mixture.MixtureExplorer.compute"),
+    C(lambda: next(panel("MixtureExplorer").compute_stream(**{**good("MixtureExplorer"), "seed": -1})), r"seed must be an integer", id="mix-exp-stream", on="lessons.mixture.MixtureExplorer.compute_stream"),
+    C(lambda: panel("MixtureExplorer").draw(None), r"state must be a MixtureState", id="mix-exp-draw", on="lessons.mixture.MixtureExplorer.draw"),
+    C(lambda: panel("MixtureExplorer").format_readout("s"), r"state must be a MixtureState", id="mix-exp-readout", on="lessons.mixture.MixtureExplorer.format_readout"),
+    C(lambda: panel("NeuronPanel").compute(**{**good("NeuronPanel"), "n": 31}), r"n must be an integer in \[1, 30\]", id="neuron-n", on="lessons.classification.NeuronPanel.compute"),
+    C(lambda: panel("NeuronPanel").draw(None), r"state must be a NeuronState", id="neuron-draw", on="lessons.classification.NeuronPanel.draw"),
+    C(lambda: panel("NeuronPanel").format_readout(1), r"state must be a NeuronState", id="neuron-readout", on="lessons.classification.NeuronPanel.format_readout"),
+    C(lambda: panel("ModeratedPanel").compute(distance="far"), r"distance must be a finite real number", id="moderated-distance", on="lessons.classification.ModeratedPanel.compute"),
+    C(lambda: panel("ModeratedPanel").compute(d=1.0), r"values must be the panel's control values by name", id="moderated-name", on="lessons.classification.ModeratedPanel.compute"),
+    C(lambda: panel("ModeratedPanel").draw(None), r"state must be a ModeratedState", id="moderated-draw", on="lessons.classification.ModeratedPanel.draw"),
+    C(lambda: panel("ModeratedPanel").format_readout(panel("NeuronPanel").compute(**good("NeuronPanel"))), r"state must be a ModeratedState", id="moderated-readout", on="lessons.classification.ModeratedPanel.format_readout"),
+]
+
+
+@pytest.mark.parametrize("call, pattern", CASES)
+def test_a_bad_input_is_refused_with_a_value_error_naming_the_argument(call, pattern):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=pattern):
+            call()
