@@ -122,7 +122,8 @@ def fit_split(X, y, config: TableConfig, index: int = 0, progress=None) -> Split
     them (the diagonal family from both 1/A_ii and diag(A⁻¹) variances, the others from A⁻¹),
     then from every other family's best solution, until no family's best bound improves; within
     each family the largest bound wins. Every fit has the same budget (``config.gtol``,
-    ``config.maxiter``). The Laplace row is the restart with the largest Laplace evidence.
+    ``config.maxiter``) and the same optimiser settings (L-BFGS-B with memory ``config.maxcor``).
+    The Laplace row is the restart with the largest Laplace evidence.
     """
     split, Xtr, Xte = make_split(X, y, config, index)
     index = int(index)
@@ -138,7 +139,8 @@ def fit_split(X, y, config: TableConfig, index: int = 0, progress=None) -> Split
     fams = families_of(config)
     search = fit_families(post, config.prior, starts, fams,
                           rng=np.random.default_rng([config.seed, index, 2]),
-                          gtol=config.gtol, maxiter=config.maxiter, progress=progress)
+                          gtol=config.gtol, maxiter=config.maxiter, progress=progress,
+                          maxcor=config.maxcor)
     return SplitFit(index=index, post=post, X_train=Xtr, X_test=Xte, y_test=split.y_test,
                     evidence=ev, families=tuple(fams), search=search)
 
@@ -483,6 +485,9 @@ def main(argv=None) -> None:
     parser.add_argument("--n-hidden", type=int, default=TableConfig.n_hidden)
     parser.add_argument("--ranks", type=int, nargs="*", default=list(TableConfig.ranks))
     parser.add_argument("--n-restarts", type=int, default=TableConfig.n_restarts)
+    parser.add_argument("--maxcor", type=int, default=TableConfig.maxcor,
+                        help="L-BFGS-B's memory for every fit (default %(default)s; the tables stored "
+                             "before this option were made with 30)")
     parser.add_argument("--verify-split", type=int, default=None, metavar="I",
                         help="re-run split I of each stored table (--datasets) from its stored "
                              "configuration and compare every number with the stored ones")
@@ -502,7 +507,7 @@ def main(argv=None) -> None:
     if not args.table:
         parser.error("nothing to do: pass --table (or --verify-split I)")
     config = TableConfig(n_train=args.n_train, n_hidden=args.n_hidden, ranks=tuple(args.ranks),
-                         n_splits=args.n_splits, n_restarts=args.n_restarts)
+                         n_splits=args.n_splits, n_restarts=args.n_restarts, maxcor=args.maxcor)
     outdir = Path(args.outdir) if args.outdir is not None else output_dir(config)
     outs = {name: outdir / TABLE_FILES[name] for name in args.datasets}
     try:  # before any work: a stored table of another configuration stays
