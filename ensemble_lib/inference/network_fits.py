@@ -144,10 +144,19 @@ class CollapsedBound:
 
     @property
     def log_normalisers(self) -> float:
-        """``−c_0``, ``c_0 = Σ_c[ln Γ(r_c) − ln Γ(a) − a ln b] + ln Γ(u) − ln Γ(c) − c ln d − ((N+k)/2) ln 2π``."""
+        """``−c_0``, ``c_0 = Σ_c[ln Γ(r_c) − ln Γ(a) − a ln b] + ln Γ(u) − ln Γ(c) − c ln d − ((N+k)/2) ln 2π``.
+
+        Kept once computed (for the r, u it was computed with): every evaluation of a fit asks
+        for it (``check.posterior`` looks it up), and its ln Γ's cost as much as a small product.
+        """
+        key = (tuple(np.ravel(self.r).tolist()), self.u, self.n_classes, self.prior)
+        cached = self.__dict__.get("_log_normalisers")
+        if cached is not None and cached[0] == key:
+            return cached[1]
         p, n = self.prior, self.n_classes
         c0 = (float(np.sum(gammaln(self.r))) + gammaln(self.u) - n * gammaln(p.a) - n * p.a * math.log(p.b)
               - gammaln(p.c) - p.c * math.log(p.d) - 0.5 * (self.n_data + self.dim) * LOG_2PI)
+        self.__dict__["_log_normalisers"] = (key, -float(c0))
         return -float(c0)
 
     @property
