@@ -20,6 +20,20 @@ the diagonal ensemble and Laplace with MacKay's evidence framework.
   and what separates the optima;
 * :func:`load_table`, :func:`stored_hmc`, :func:`format_table`: read and print the stored tables
   without refitting anything (lesson 4, :mod:`ensemble_lib.lessons.networks`, draws them).
+
+What a split costs (issue 30; benchmarks/results/table1-speed-2026-11-27.md). Every fit is
+L-BFGS-B on the collapsed bound with the same budget (``gtol``, ``maxiter``) and the same memory
+``TableConfig.maxcor`` for every family. The memory is 100 (the tables stored before it was a
+setting used 30): with 30 a factor family's fit needs 2–3.5× the evaluations to the same optimum
+(its columns rotate freely, a flat direction a short memory learns slowly), with 100 it stops at
+the gradient tolerance instead of a stalled line search; the full family needs ~10 % fewer
+evaluations but each L-BFGS-B step costs more, so its fits take a little longer. So the number of
+evaluations each family gets changes, the same way for all of them; the starts, the rounds and
+the selection rule do not. The s = 2 and s = 4 fits are all kept: a poorer family's optimum is
+never an optimum of the next family (at it ∂F*/∂C has a zero diagonal, so a positive eigenvalue
+unless it is a stationary point of the full family too, and a factor along that eigenvector raises
+the bound), so their answer cannot be derived from the s = 1 fit
+(tests/inference/test_family_search.py checks this on a small network).
 """
 
 from __future__ import annotations
