@@ -317,8 +317,8 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
     maxcor : int
         L-BFGS-B's memory: past steps its inverse-Hessian estimate keeps (1 to 1000; default 30,
         what the stored results were made with). The Table-1 study uses 100
-        (:class:`~ensemble_lib.studies.splits.TableConfig`): its factor families then need about
-        a third of the evaluations to the same optimum.
+        (:class:`~ensemble_lib.studies.splits.TableConfig`): its factor families then need a third
+        to a half of the evaluations to the same optimum.
 
     Warns
     -----

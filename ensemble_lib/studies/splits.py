@@ -57,7 +57,7 @@ class TableConfig:
     maxcor : int
         L-BFGS-B's memory (past steps its inverse-Hessian estimate keeps), the same for every
         family. 100: the factor families (whose columns can rotate freely, a flat direction
-        L-BFGS-B learns slowly) reach the same optimum in about a third of the evaluations they
+        L-BFGS-B learns slowly) reach the same optimum in a third to a half of the evaluations they
         needed with 30 (benchmarks/results/table1-speed-2026-11-27.md). Tables stored before this
         setting existed were made with 30: :func:`config_from_table` reads a missing ``maxcor``
         as 30, and :meth:`as_dict` leaves 30 out, so they still re-derive.

@@ -27,9 +27,11 @@ L-BFGS-B on the collapsed bound with the same budget (``gtol``, ``maxiter``) and
 setting used 30): with 30 a factor family's fit needs 2–3.5× the evaluations to the same optimum
 (its columns rotate freely, a flat direction a short memory learns slowly), with 100 it stops at
 the gradient tolerance instead of a stalled line search; the full family needs ~10 % fewer
-evaluations but each L-BFGS-B step costs more, so its fits take a little longer. So the number of
-evaluations each family gets changes, the same way for all of them; the starts, the rounds and
-the selection rule do not. The s = 2 and s = 4 fits are all kept: a poorer family's optimum is
+evaluations but each L-BFGS-B step costs more, so its fits take ~30 % longer. So the number of
+evaluations each family gets changes, by one setting shared by all of them; the starts, the rule
+of the cross-family rounds and the selection rule do not (which local optimum a search ends in
+can: on Boston split 0 the s = 1 and s = 2 bests moved by −0.06 and −0.12 nats, the report says
+why). The s = 2 and s = 4 fits are all kept: a poorer family's optimum is
 never an optimum of the next family (at it ∂F*/∂C has a zero diagonal, so a positive eigenvalue
 unless it is a stationary point of the full family too, and a factor along that eigenvector raises
 the bound), so their answer cannot be derived from the s = 1 fit
