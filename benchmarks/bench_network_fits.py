@@ -14,6 +14,8 @@ posterior at the evidence fit's Gaussian: ``kl_objective`` of the collapsed boun
 target: ≤ 1.5 ms. Beside it, the ``*_pre_speedup`` cases run the same evaluation and the same
 full fit with ⟨E_D⟩ from the frozen pre-speed-up code (``tests/_network_reference.py``), so one
 report shows old and new on the same machine (results/network-bound-speedup-2026-11-27.md).
+The ``*_study_memory`` cases run the same fits with the Table-1 study's L-BFGS-B memory
+(``TableConfig.maxcor`` = 100 instead of 30; results/table1-speed-2026-11-27.md).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ensemble_lib.studies.datasets import load_boston, train_test_split_standard
 from ensemble_lib.inference.hyperparameters import GammaHyperprior
 from ensemble_lib.models.network import NetworkPosterior, add_bias
 from ensemble_lib.core.gaussian import CovarianceFamily
-from ensemble_lib.inference.kl_fit import kl_objective
+from ensemble_lib.inference.kl_fit import LBFGS_MEMORY, kl_objective
 from ensemble_lib.inference.network_fits import CollapsedBound, fit_ensemble, fit_evidence
 
 #: issue 30's target for one bound + gradient evaluation (Boston, H = 4, full covariance)
@@ -51,14 +53,14 @@ def _boston_setup():
     return post, st
 
 
-def _fit_case(family, rank, target_ms, reference=False):
+def _fit_case(family, rank, target_ms, reference=False, maxcor=LBFGS_MEMORY):
     def setup():
         post, st = _boston_setup()
         return (_reference_posterior(post) if reference else post), st
 
     def step(ctx):
         post, st = ctx
-        fit_ensemble(post, GammaHyperprior(), family, rank, init=[(st.mean, st.cov)])
+        fit_ensemble(post, GammaHyperprior(), family, rank, init=[(st.mean, st.cov)], maxcor=maxcor)
 
     return setup, step, target_ms
 
@@ -81,6 +83,11 @@ CASES = {
     "boston_fit_full_to_convergence_k60": _fit_case("full", None, 30_000.0),
     "boston_fit_factor_s1_to_convergence_k60": _fit_case("factor", 1, 10_000.0),
     "boston_fit_full_to_convergence_k60_pre_speedup": _fit_case("full", None, 30_000.0, reference=True),
+    "boston_fit_factor_s4_to_convergence_k60": _fit_case("factor", 4, None),
+    # the same fits with the Table-1 study's L-BFGS-B memory (TableConfig.maxcor = 100, issue 30)
+    "boston_fit_full_to_convergence_k60_study_memory": _fit_case("full", None, 30_000.0, maxcor=100),
+    "boston_fit_factor_s1_to_convergence_k60_study_memory": _fit_case("factor", 1, 10_000.0, maxcor=100),
+    "boston_fit_factor_s4_to_convergence_k60_study_memory": _fit_case("factor", 4, None, maxcor=100),
     "boston_bound_gradient_full_k60": _bound_gradient_case(),
     "boston_bound_gradient_full_k60_pre_speedup": _bound_gradient_case(reference=True),
 }

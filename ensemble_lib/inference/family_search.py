@@ -34,7 +34,7 @@ from ..core import validation as check
 from ..core.gaussian import CovarianceFamily, GaussianFactor
 from ..core.progress import report
 from .hyperparameters import GammaHyperprior
-from .kl_fit import KLFitWarning
+from .kl_fit import LBFGS_MEMORY, KLFitWarning
 from .laplace import laplace_diagonal_start
 from .network_fits import EnsembleFit, fit_ensemble
 
@@ -108,7 +108,7 @@ class FamilySearch:
         return float(self.best[key].bound)
 
 
-def _fit(post, prior, fam: Family, start, *, gtol, maxiter, rng) -> EnsembleFit | None:
+def _fit(post, prior, fam: Family, start, *, gtol, maxiter, rng, maxcor=LBFGS_MEMORY) -> EnsembleFit | None:
     """One start: ``("init", mean, cov)`` or ``("warm", EnsembleFit)``; None if the fit failed."""
     with warnings.catch_warnings():
         # a start that stops early is recorded (``converged``, ``at_limit``) and competes on its
@@ -117,16 +117,17 @@ def _fit(post, prior, fam: Family, start, *, gtol, maxiter, rng) -> EnsembleFit 
         try:
             if start[0] == "warm":
                 return fit_ensemble(post, prior, fam.name, fam.rank, warm=start[1], gtol=gtol,
-                                    maxiter=maxiter, rng=rng)
+                                    maxiter=maxiter, rng=rng, maxcor=maxcor)
             return fit_ensemble(post, prior, fam.name, fam.rank, init=[(start[1], start[2])],
-                                gtol=gtol, maxiter=maxiter, rng=rng)
+                                gtol=gtol, maxiter=maxiter, rng=rng, maxcor=maxcor)
         except (RuntimeError, ValueError):
             return None
 
 
 def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family], *,
                  rng: np.random.Generator, gtol: float = 1e-6, maxiter: int = 3000,
-                 tol: float = 1e-6, max_rounds: int = 3, progress=None) -> FamilySearch:
+                 tol: float = 1e-6, max_rounds: int = 3, progress=None,
+                 maxcor: int = LBFGS_MEMORY) -> FamilySearch:
     """Fit every family from every start and from every other family's best; keep each family's best.
 
     Parameters
@@ -145,6 +146,8 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
         :func:`~ensemble_lib.inference.network_fits.fit_family`); one child generator per fit.
     gtol, maxiter : float, int
         The same optimiser budget for every fit.
+    maxcor : int
+        L-BFGS-B's memory (past steps kept), the same for every fit.
     tol : float
         A cross-family restart replaces a family's best only if it raises the bound by more.
     max_rounds : int
@@ -160,6 +163,7 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
     gtol = check.positive("gtol", gtol)
     tol = check.positive("tol", tol)
     max_rounds = check.integer("max_rounds", max_rounds, low=1, high=20)
+    maxcor = check.integer("maxcor", maxcor, low=1, high=1000)
     starts = list(starts)
     if not starts:
         raise ValueError("starts must hold at least one (label, mean, cov) Gaussian, got none")
@@ -194,7 +198,7 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
                 continue
             seen.append(theta)
             consider(fam, label, _fit(post, prior, fam, ("init", mean, cov), gtol=gtol,
-                                      maxiter=maxiter, rng=rng.spawn(1)[0]))
+                                      maxiter=maxiter, rng=rng.spawn(1)[0], maxcor=maxcor))
             done += 1
             report(progress, done, total, what=f"{fam.key} from {label}")
     missing = [f.key for f in fams if f.key not in best]
@@ -216,7 +220,8 @@ def fit_families(post, prior: GammaHyperprior | None, starts, fams: list[Family]
                     start = ("warm", src)
                 else:
                     start = ("init", src.mean, src.cov)
-                fit = _fit(post, prior, fam, start, gtol=gtol, maxiter=maxiter, rng=rng.spawn(1)[0])
+                fit = _fit(post, prior, fam, start, gtol=gtol, maxiter=maxiter, rng=rng.spawn(1)[0],
+                           maxcor=maxcor)
                 improved |= consider(fam, label, fit, margin=tol)
         changed = {f.key for f in fams if best[f.key] is not snapshot[f.key]}
         if not improved:

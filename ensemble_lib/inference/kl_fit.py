@@ -30,6 +30,10 @@ from .laplace import LaplaceFit, laplace_fit
 
 #: up to this many parameters, BFGS + gradient polish; above, L-BFGS-B
 _SMALL = 40
+#: L-BFGS-B's memory (its ``maxcor``: the number of past steps its inverse-Hessian estimate keeps)
+#: unless the caller gives one. 30 is what every stored result was made with; the Table-1 study
+#: passes its own (:class:`~ensemble_lib.studies.splits.TableConfig`'s ``maxcor``)
+LBFGS_MEMORY = 30
 #: an L-BFGS-B fit of up to this many parameters that stopped above its tolerance (its line search
 #: stalls where the objective's changes reach round-off) is finished by Newton steps on the exact
 #: gradient, as the small path is; each costs 2 × (number of parameters) gradient evaluations
@@ -357,6 +361,7 @@ def kl_fit(
     symmetric: bool | None = None,
     callback=None,
     laplace=None,
+    maxcor: int = LBFGS_MEMORY,
 ) -> KLFit:
     """Fit Q = N(w̄, C) by minimising KL(Q‖P) (B&B (16)–(20)) within a covariance family.
 
@@ -394,6 +399,8 @@ def kl_fit(
         ``laplace_fit(post)``, if already computed: its mode and Hessian give the default
         starts (one mode search shared by every family's fit and the poorer fits of the
         default starts). Searched for once per call if not given.
+    maxcor : int
+        L-BFGS-B's memory (past steps kept, 1 to 1000) for fits of more than 40 parameters.
 
     Warns
     -----
@@ -413,6 +420,7 @@ def kl_fit(
     callback = check.callback("callback", callback)
     gtol = check.positive("gtol", gtol)
     maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
+    maxcor = check.integer("maxcor", maxcor, low=1, high=1000)
     # a CovarianceFamily already made (and so checked) by the caller is taken as it is; a name and
     # rank are checked here, once
     fam = family if isinstance(family, CovarianceFamily) else CovarianceFamily.make(family, post.dim, rank)
@@ -430,11 +438,11 @@ def kl_fit(
             warnings.simplefilter("ignore", KLFitWarning)
             # (no callback: it is given this family's parameter vectors only)
             full = kl_fit(post, "full", gtol=gtol, maxiter=maxiter, symmetric=symmetric,
-                          laplace=laplace)
+                          laplace=laplace, maxcor=maxcor)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", KLFitWarning)
             fit = fit_from_starts(post, fam, [embed_fit(fam, full)], gtol, maxiter, callback,
-                                  _stacklevel=3)[0]
+                                  maxcor=maxcor, _stacklevel=3)[0]
         if fit.converged or _converged_as_full(post, fit, gtol):
             return dataclasses.replace(fit, converged=True)
         for w in caught:  # not at the full family's optimum either: say so
@@ -443,8 +451,8 @@ def kl_fit(
     thetas = start_thetas(post, fam, init, symmetric, laplace)
     if init is None:
         thetas += _poorer_family_starts(post, fam, gtol=gtol, maxiter=maxiter,
-                                        symmetric=symmetric, laplace=laplace)
-    return fit_from_starts(post, fam, thetas, gtol, maxiter, callback, _stacklevel=3)[0]
+                                        symmetric=symmetric, laplace=laplace, maxcor=maxcor)
+    return fit_from_starts(post, fam, thetas, gtol, maxiter, callback, maxcor=maxcor, _stacklevel=3)[0]
 
 
 def _converged_as_full(post, fit: KLFit, gtol: float) -> bool:
@@ -495,7 +503,8 @@ def start_thetas(post, fam: CovarianceFamily, init, symmetric: bool, laplace=Non
 
 
 def fit_from_starts(post, fam: CovarianceFamily, thetas, gtol: float = 1e-9, maxiter: int = 2000,
-                    callback=None, hess_inv0=None, _stacklevel: int = 2) -> tuple[KLFit, list, int]:
+                    callback=None, hess_inv0=None, maxcor: int = LBFGS_MEMORY,
+                    _stacklevel: int = 2) -> tuple[KLFit, list, int]:
     """:func:`kl_fit`'s optimisation from given parameter vectors: each start run, the best polished.
 
     ``thetas`` are parameter vectors of ``fam`` (already checked: finite, shape ``(fam.n_params,)``).
@@ -505,8 +514,9 @@ def fit_from_starts(post, fam: CovarianceFamily, thetas, gtol: float = 1e-9, max
     the polish (for L-BFGS-B, ``hess_inv`` is None; the entry is None where the objective was
     not finite), a warm start for the same start's run at a nearby setting
     (:func:`~ensemble_lib.inference.toy_fits.fit_all`); and the index of the start whose run
-    won (the one polished).
+    won (the one polished). ``maxcor`` is L-BFGS-B's memory (fits of more than 40 parameters).
     """
+    maxcor = check.integer("maxcor", maxcor, low=1, high=1000)
     thetas = [check.finite_array("thetas", th) for th in thetas]
     if not thetas or any(th.shape != (fam.n_params,) or not np.all(np.isfinite(th)) for th in thetas):
         raise ValueError(f"thetas must be one or more finite parameter vectors of shape ({fam.n_params},) "
@@ -530,7 +540,7 @@ def fit_from_starts(post, fam: CovarianceFamily, thetas, gtol: float = 1e-9, max
         else:
             res = optimize.minimize(
                 fun, theta0, jac=True, method="L-BFGS-B", callback=callback,
-                options={"gtol": max(gtol, 1e-6), "ftol": 1e-14, "maxiter": maxiter, "maxcor": 30},
+                options={"gtol": max(gtol, 1e-6), "ftol": 1e-14, "maxiter": maxiter, "maxcor": maxcor},
             )
         ends.append((res.x, res.hess_inv if small else None) if np.isfinite(res.fun) else None)
         if np.isfinite(res.fun) and (best is None or res.fun < best.fun):

@@ -63,7 +63,7 @@ from ..core import validation as check
 from .evidence import EvidenceRun, evidence_reestimation
 from ..core.gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
-from .kl_fit import KLFit, KLFitWarning, finish_lbfgs, gradient_converged, kl_fit, kl_objective
+from .kl_fit import LBFGS_MEMORY, KLFit, KLFitWarning, finish_lbfgs, gradient_converged, kl_fit, kl_objective
 from ..models.network import network_jacobian
 from ..models.posterior import Expectation
 
@@ -144,10 +144,19 @@ class CollapsedBound:
 
     @property
     def log_normalisers(self) -> float:
-        """``−c_0``, ``c_0 = Σ_c[ln Γ(r_c) − ln Γ(a) − a ln b] + ln Γ(u) − ln Γ(c) − c ln d − ((N+k)/2) ln 2π``."""
+        """``−c_0``, ``c_0 = Σ_c[ln Γ(r_c) − ln Γ(a) − a ln b] + ln Γ(u) − ln Γ(c) − c ln d − ((N+k)/2) ln 2π``.
+
+        Kept once computed (for the r, u it was computed with): every evaluation of a fit asks
+        for it (``check.posterior`` looks it up), and its ln Γ's cost as much as a small product.
+        """
+        key = (tuple(np.ravel(self.r).tolist()), self.u, self.n_classes, self.prior)
+        cached = self.__dict__.get("_log_normalisers")
+        if cached is not None and cached[0] == key:
+            return cached[1]
         p, n = self.prior, self.n_classes
         c0 = (float(np.sum(gammaln(self.r))) + gammaln(self.u) - n * gammaln(p.a) - n * p.a * math.log(p.b)
               - gammaln(p.c) - p.c * math.log(p.d) - 0.5 * (self.n_data + self.dim) * LOG_2PI)
+        self.__dict__["_log_normalisers"] = (key, -float(c0))
         return -float(c0)
 
     @property
@@ -213,7 +222,7 @@ def _embed(warm, fam: CovarianceFamily, rng: np.random.Generator) -> np.ndarray:
 
 def fit_family(target, family: str = "diagonal", rank: int | None = None, init=None,
                warm=None, gtol: float = 1e-6, maxiter: int = 3000, callback=None,
-               rng: np.random.Generator | None = None) -> KLFit:
+               rng: np.random.Generator | None = None, maxcor: int = LBFGS_MEMORY) -> KLFit:
     """Minimise ``⟨energy⟩ − H[Q]`` of ``target`` over a family from Gaussians and/or a warm start.
 
     ``target`` is anything :func:`~ensemble_lib.inference.kl_fit` accepts (a posterior
@@ -222,11 +231,12 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
     family's fit (with ``theta``) embedded exactly by :func:`_embed` and
     polished by L-BFGS-B. The best bound wins. ``rng`` draws the directions of
     the small factors a warm start adds (:func:`_embed`); it is required with ``warm``
-    (the caller owns every random choice).
+    (the caller owns every random choice). ``maxcor`` is L-BFGS-B's memory (past steps kept).
     """
     target = check.posterior("target", target)
     gtol = check.positive("gtol", gtol)
     maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
+    maxcor = check.integer("maxcor", maxcor, low=1, high=1000)
     callback = check.callback("callback", callback)
     fam = family if isinstance(family, CovarianceFamily) else CovarianceFamily.make(family, target.dim, rank)
     if init is not None:
@@ -240,7 +250,7 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
     fits = []
     if init is not None:
         fits.append(kl_fit(target, fam, init=init, gtol=gtol, maxiter=maxiter,
-                           symmetric=False, callback=callback))
+                           symmetric=False, callback=callback, maxcor=maxcor))
     if warm is not None:
         if rng is None:
             raise ValueError("rng (a numpy.random.Generator) is required with warm: it draws the "
@@ -250,7 +260,7 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
         res = optimize.minimize(lambda th: kl_objective(target, fam, th), theta0, jac=True,
                                 method="L-BFGS-B", callback=callback,
                                 options={"gtol": gtol, "ftol": 1e-14, "maxiter": maxiter,
-                                         "maxcor": 30})
+                                         "maxcor": maxcor})
         if np.isfinite(res.fun):
             # as in kl_fit: L-BFGS-B's line search stalls where the objective's changes reach
             # round-off; gradient steps finish a small fit
@@ -277,7 +287,7 @@ def fit_family(target, family: str = "diagonal", rank: int | None = None, init=N
 def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diagonal",
                  rank: int | None = None, init=None, warm: EnsembleFit | None = None,
                  gtol: float = 1e-6, maxiter: int = 3000, callback=None,
-                 rng: np.random.Generator | None = None) -> EnsembleFit:
+                 rng: np.random.Generator | None = None, maxcor: int = LBFGS_MEMORY) -> EnsembleFit:
     """Maximise F[Q, R, S] over Gaussian Q of a family and Gamma R(α), S(β) (B&B (26), (33)–(38)).
 
     Parameters
@@ -304,6 +314,11 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
     rng : numpy.random.Generator, optional
         Draws the directions of the small factors added to a ``warm`` start
         (:func:`_embed`); required with ``warm``.
+    maxcor : int
+        L-BFGS-B's memory: past steps its inverse-Hessian estimate keeps (1 to 1000; default 30,
+        what the stored results were made with). The Table-1 study uses 100
+        (:class:`~ensemble_lib.studies.splits.TableConfig`): its factor families then need a third
+        to a half of the evaluations to the same optimum.
 
     Warns
     -----
@@ -323,7 +338,7 @@ def fit_ensemble(post, prior: GammaHyperprior | None = None, family: str = "diag
     maxiter = check.integer("maxiter", maxiter, low=1, high=100_000)
     fam = CovarianceFamily.make(family, post.dim, rank)  # refuses a bad family or rank, naming it, once
     fit = fit_family(cb, fam, init=init, warm=warm, gtol=gtol, maxiter=maxiter, rng=rng,
-                     callback=callback)
+                     callback=callback, maxcor=maxcor)
     alpha, beta = cb.hyperparameters(fit.mean, fit.cov)
     return EnsembleFit(mean=fit.mean, cov=fit.cov, alpha=float(alpha), beta=float(beta),
                        bound=float(fit.bound), family=fit.family, rank=fit.rank,

@@ -23,6 +23,9 @@ from ..inference.hyperparameters import GammaHyperprior
 from ..models.network import add_bias
 from .datasets import load_boston, load_diabetes, train_test_split_standardised
 
+#: L-BFGS-B's memory of every table stored before :class:`TableConfig` had ``maxcor``
+LEGACY_MAXCOR = 30
+
 #: the data sets the studies know, by name
 DATASET_LOADERS = {"boston": load_boston, "diabetes": load_diabetes}
 
@@ -51,6 +54,13 @@ class TableConfig:
     gtol, maxiter : float, int
         Every family's optimiser budget per start: L-BFGS-B to max|∇F*| ≤ ``gtol`` (also the
         meaning of ``converged``) or ``maxiter`` iterations (then ``at_limit``).
+    maxcor : int
+        L-BFGS-B's memory (past steps its inverse-Hessian estimate keeps), the same for every
+        family. 100: the factor families (whose columns can rotate freely, a flat direction
+        L-BFGS-B learns slowly) reach the same optimum in a third to a half of the evaluations they
+        needed with 30 (benchmarks/results/table1-speed-2026-11-27.md). Tables stored before this
+        setting existed were made with 30: :func:`config_from_table` reads a missing ``maxcor``
+        as 30, and :meth:`as_dict` leaves 30 out, so they still re-derive.
     seed : int
         Split i uses ``default_rng([seed, i])``, its restarts ``default_rng([seed, i, 1])``.
     """
@@ -65,6 +75,7 @@ class TableConfig:
     gtol: float = 1e-5
     maxiter: int = 3000
     seed: int = 0
+    maxcor: int = 100
 
     def __post_init__(self):
         check.integer("n_train", self.n_train, low=2)
@@ -74,6 +85,7 @@ class TableConfig:
         check.integer("seed", self.seed, low=0)
         check.positive("gtol", self.gtol)
         check.integer("maxiter", self.maxiter, low=1, high=100_000)
+        check.integer("maxcor", self.maxcor, low=1, high=1000)
         if not isinstance(self.prior, GammaHyperprior):
             raise ValueError(f"prior must be a GammaHyperprior, got {type(self.prior).__name__}")
         check.flag("full", self.full)
@@ -81,11 +93,14 @@ class TableConfig:
         object.__setattr__(self, "ranks", ranks)
 
     def as_dict(self) -> dict:
-        return {"n_train": self.n_train, "n_hidden": self.n_hidden,
-                "prior": {"a": self.prior.a, "b": self.prior.b, "c": self.prior.c, "d": self.prior.d},
-                "ranks": list(self.ranks), "full": self.full, "n_splits": self.n_splits,
-                "n_restarts": self.n_restarts, "gtol": self.gtol, "maxiter": self.maxiter,
-                "seed": self.seed}
+        out = {"n_train": self.n_train, "n_hidden": self.n_hidden,
+               "prior": {"a": self.prior.a, "b": self.prior.b, "c": self.prior.c, "d": self.prior.d},
+               "ranks": list(self.ranks), "full": self.full, "n_splits": self.n_splits,
+               "n_restarts": self.n_restarts, "gtol": self.gtol, "maxiter": self.maxiter,
+               "seed": self.seed}
+        if self.maxcor != LEGACY_MAXCOR:  # a table of the memory every older one used reads as before
+            out["maxcor"] = self.maxcor
+        return out
 
 
 def load_dataset(dataset: str):
@@ -133,8 +148,10 @@ def mean_se(values) -> dict:
 
 
 def config_from_table(result: dict) -> TableConfig:
-    """The :class:`TableConfig` a stored table was made with (from its ``config``)."""
+    """The :class:`TableConfig` a stored table was made with (from its ``config``; a table without
+    ``maxcor`` was made with L-BFGS-B's memory 30, :data:`LEGACY_MAXCOR`)."""
     cfg = dict(result["config"])
+    cfg.setdefault("maxcor", LEGACY_MAXCOR)
     cfg["prior"] = GammaHyperprior(**cfg["prior"])
     cfg["ranks"] = tuple(cfg["ranks"])
     return TableConfig(**cfg)

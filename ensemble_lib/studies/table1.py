@@ -20,6 +20,22 @@ the diagonal ensemble and Laplace with MacKay's evidence framework.
   and what separates the optima;
 * :func:`load_table`, :func:`stored_hmc`, :func:`format_table`: read and print the stored tables
   without refitting anything (lesson 4, :mod:`ensemble_lib.lessons.networks`, draws them).
+
+What a split costs (issue 30; benchmarks/results/table1-speed-2026-11-27.md). Every fit is
+L-BFGS-B on the collapsed bound with the same budget (``gtol``, ``maxiter``) and the same memory
+``TableConfig.maxcor`` for every family. The memory is 100 (the tables stored before it was a
+setting used 30): with 30 a factor family's fit needs 2–3.5× the evaluations to the same optimum
+(its columns rotate freely, a flat direction a short memory learns slowly), with 100 it stops at
+the gradient tolerance instead of a stalled line search; the full family needs ~10 % fewer
+evaluations but each L-BFGS-B step costs more, so its fits take ~30 % longer. So the number of
+evaluations each family gets changes, by one setting shared by all of them; the starts, the rule
+of the cross-family rounds and the selection rule do not (which local optimum a search ends in
+can: on Boston split 0 the s = 1 and s = 2 bests moved by −0.06 and −0.12 nats, the report says
+why). The s = 2 and s = 4 fits are all kept: a poorer family's optimum is
+never an optimum of the next family (at it ∂F*/∂C has a zero diagonal, so a positive eigenvalue
+unless it is a stationary point of the full family too, and a factor along that eigenvector raises
+the bound), so their answer cannot be derived from the s = 1 fit
+(tests/inference/test_family_search.py checks this on a small network).
 """
 
 from __future__ import annotations
@@ -121,7 +137,8 @@ def fit_split(X, y, config: TableConfig, index: int = 0, progress=None) -> Split
     them (the diagonal family from both 1/A_ii and diag(A⁻¹) variances, the others from A⁻¹),
     then from every other family's best solution, until no family's best bound improves; within
     each family the largest bound wins. Every fit has the same budget (``config.gtol``,
-    ``config.maxiter``). The Laplace row is the restart with the largest Laplace evidence.
+    ``config.maxiter``) and the same optimiser settings (L-BFGS-B with memory ``config.maxcor``).
+    The Laplace row is the restart with the largest Laplace evidence.
     """
     split, Xtr, Xte = make_split(X, y, config, index)
     index = int(index)
@@ -137,7 +154,8 @@ def fit_split(X, y, config: TableConfig, index: int = 0, progress=None) -> Split
     fams = families_of(config)
     search = fit_families(post, config.prior, starts, fams,
                           rng=np.random.default_rng([config.seed, index, 2]),
-                          gtol=config.gtol, maxiter=config.maxiter, progress=progress)
+                          gtol=config.gtol, maxiter=config.maxiter, progress=progress,
+                          maxcor=config.maxcor)
     return SplitFit(index=index, post=post, X_train=Xtr, X_test=Xte, y_test=split.y_test,
                     evidence=ev, families=tuple(fams), search=search)
 
@@ -500,6 +518,9 @@ def main(argv=None) -> None:
     parser.add_argument("--n-hidden", type=int, default=TableConfig.n_hidden)
     parser.add_argument("--ranks", type=int, nargs="*", default=list(TableConfig.ranks))
     parser.add_argument("--n-restarts", type=int, default=TableConfig.n_restarts)
+    parser.add_argument("--maxcor", type=int, default=TableConfig.maxcor,
+                        help="L-BFGS-B's memory for every fit (default %(default)s; the tables stored "
+                             "before this option were made with 30)")
     parser.add_argument("--verify-split", type=int, default=None, metavar="I",
                         help="re-run split I of each stored table (--datasets) from its stored "
                              "configuration and compare every number with the stored ones")
@@ -521,7 +542,7 @@ def main(argv=None) -> None:
     if not args.datasets or not set(args.datasets) <= set(TABLE_FILES):
         raise ValueError(f"--datasets must name one or more of {sorted(TABLE_FILES)}, got {args.datasets}")
     config = TableConfig(n_train=args.n_train, n_hidden=args.n_hidden, ranks=tuple(args.ranks),
-                         n_splits=args.n_splits, n_restarts=args.n_restarts)
+                         n_splits=args.n_splits, n_restarts=args.n_restarts, maxcor=args.maxcor)
     outdir = Path(args.outdir) if args.outdir is not None else output_dir(config)
     outs = {name: outdir / TABLE_FILES[name] for name in args.datasets}
     try:  # before any work: a stored table of another configuration stays

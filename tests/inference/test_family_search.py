@@ -89,3 +89,36 @@ def test_bad_input_is_refused():
         fit_families(None, None, [], families(), rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="hessian"):
         laplace_starts(np.zeros(2), -np.eye(2))
+
+
+def test_a_poorer_familys_optimum_is_never_an_optimum_of_the_next_family(search):
+    """Why the s = 2 and s = 4 fits cannot be skipped or derived from the s = 1 fit (issue 30).
+
+    At an optimum of the factor family s (or the diagonal, s = 0), stationarity in ln d_j gives
+    2 d_j² G_jj = 0 with G = ∂F*/∂C, so Tr G = 0: unless G = 0 (a stationary point of the full
+    family too), G has a positive eigenvalue λ with eigenvector z, and adding the factor εz raises
+    the bound by ε²λ + O(ε⁴). So the richer family's optimum lies strictly above; an exact warm start
+    from the poorer optimum is a saddle the richer fit leaves. Checked here: G's diagonal vanishes,
+    its largest eigenvalue does not, and the bound along C + ε²zzᵀ rises as ε²λ (independently
+    evaluated: the bound itself, not its gradient)."""
+    from ensemble_lib.inference.hyperparameters import GammaHyperprior
+    from ensemble_lib.inference.network_fits import CollapsedBound, fit_ensemble
+
+    post, starts, _, _ = search
+    prior = GammaHyperprior()
+    _, mean, cov = starts[0][:3]
+    fit = fit_ensemble(post, prior, "factor", 1, init=[(mean, cov)], gtol=1e-9)
+    assert fit.converged
+    cb = CollapsedBound(post, prior)
+    e = cb.expected_energy(fit.mean, fit.cov)
+    G = 0.5 * GaussianFactor(fit.cov, "cov").inverse() - 0.5 * (e.d_cov + e.d_cov.T)
+    vals, vecs = np.linalg.eigh(G)
+    d2 = np.diag(fit.cov) - np.sum(fit.theta[2 * post.dim:].reshape(post.dim, 1) ** 2, axis=1)
+    assert np.max(np.abs(2.0 * d2 * np.diag(G))) < 1e-8  # stationary in every ln d_j
+    assert vals[-1] > 1e-3 * np.max(np.abs(vals)) and vals[-1] > 1e-4
+    z = vecs[:, -1]
+    for eps in (1e-2, 3e-3):
+        gain = cb.bound(fit.mean, fit.cov + eps**2 * np.outer(z, z)) - fit.bound
+        assert gain == pytest.approx(eps**2 * vals[-1], rel=0.05)
+    s2 = fit_ensemble(post, prior, "factor", 2, warm=fit, gtol=1e-9, rng=np.random.default_rng(1))
+    assert s2.bound > fit.bound + 0.5 * (3e-3) ** 2 * vals[-1]

@@ -73,6 +73,22 @@ def test_collapsed_bound_equals_full_bound_at_the_gamma_updates(small):
             assert full_bound(post, mean, cov, R2, S, PRIOR) < cb.bound(mean, cov)
 
 
+def test_collapsed_bound_keeps_its_normaliser_only_while_r_and_u_stay(small):
+    """−c_0 is kept once computed (every fit evaluation looks it up); a changed r or u (as a
+    subclass with weight classes sets them) is a new key: ln Γ(r + 1) = ln Γ(r) + ln r moves it by −ln r."""
+    post, _ = small
+    cb = nf.CollapsedBound(post, PRIOR)
+    first = cb.log_normalisers
+    assert cb.log_normalisers == first
+    r = cb.r
+    cb.r = r + 1.0
+    assert cb.log_normalisers == pytest.approx(first - math.log(r), abs=1e-12)
+    cb.r = r
+    assert cb.log_normalisers == pytest.approx(first, abs=1e-12)
+    cb.u = cb.u + 1.0
+    assert cb.log_normalisers == pytest.approx(first - math.log(cb.u - 1.0), abs=1e-12)
+
+
 def test_collapsed_bound_gradient_matches_central_differences(small):
     post, _ = small
     cb = nf.CollapsedBound(post, PRIOR)

@@ -79,3 +79,23 @@ def test_config_from_table_inverts_the_stored_config_through_json():
     cfg = TableConfig(n_train=64, n_hidden=3, ranks=(1, 3), n_splits=4, seed=9)
     stored = json.loads(json.dumps({"config": cfg.as_dict()}))
     assert config_from_table(stored) == cfg
+
+
+@pytest.mark.parametrize("maxcor", [30, 100, 7])
+def test_config_from_table_keeps_the_lbfgs_memory_and_reads_a_table_without_it_as_30(maxcor):
+    """Tables stored before ``TableConfig.maxcor`` existed were made with L-BFGS-B's memory 30: their
+    configuration (no ``maxcor``) reads back as 30, and a configuration with 30 writes no ``maxcor``,
+    so such a table's stored configuration is still the one it re-derives from."""
+    cfg = TableConfig(n_splits=2, maxcor=maxcor)
+    stored = json.loads(json.dumps({"config": cfg.as_dict()}))
+    assert config_from_table(stored) == cfg
+    assert ("maxcor" in stored["config"]) == (maxcor != 30)
+    assert TableConfig().maxcor == 100
+    old = {k: v for k, v in TableConfig().as_dict().items() if k != "maxcor"}
+    assert config_from_table({"config": old}).maxcor == 30
+
+
+@pytest.mark.parametrize("maxcor", [0, -1, 2.5, "30", 1001])
+def test_table_config_refuses_a_bad_lbfgs_memory(maxcor):
+    with pytest.raises(ValueError, match="maxcor"):
+        TableConfig(maxcor=maxcor)

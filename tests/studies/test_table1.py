@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -43,7 +44,7 @@ def test_no_family_improves_from_another_familys_reported_solution(split_fit):
             src = res.best[other.key]
             start = ("warm", src) if other.richness(k) <= fam.richness(k) else ("init", src.mean, src.cov)
             fit = _fit(f.post, cfg.prior, fam, start, gtol=cfg.gtol, maxiter=cfg.maxiter,
-                       rng=np.random.default_rng(11))
+                       rng=np.random.default_rng(11), maxcor=cfg.maxcor)
             assert fit is None or fit.bound <= mine + 1e-6 + 1e-7 * abs(mine), \
                 f"split {f.index}: {fam.key} from {other.key}'s solution: {fit.bound} > {mine}"
 
@@ -96,13 +97,28 @@ def test_stored_table_rederives_from_its_stored_configuration(dataset):
             continue
         _, mean, cov = starts[origin][:3]
         fit = _fit(post, cfg.prior, fam, ("init", mean, cov), gtol=cfg.gtol, maxiter=cfg.maxiter,
-                   rng=np.random.default_rng(0))
+                   rng=np.random.default_rng(0), maxcor=cfg.maxcor)
         assert fit.bound == pytest.approx(row["methods"][key]["bound"], rel=1e-9, abs=1e-7), key
         pred = post.predictive_mean(fit.mean, fit.cov, Xte)
         assert float(np.mean((pred - split.y_test) ** 2)) == pytest.approx(
             row["methods"][key]["test_mse"], rel=1e-5), key
         refitted += 1
     assert refitted >= 1, "no family best came from a shared start on split 0"
+
+
+def test_the_studys_lbfgs_memory_reaches_every_familys_optimum_of_the_old_memory(split_fit):
+    """Issue 30: the study's L-BFGS-B memory (``TableConfig.maxcor`` = 100) was 30 when the stored
+    tables were made. On the small configuration every family's best bound with 100 equals or beats
+    the one with 30 (the same starts, the same search), and every best fit stays a converged one or
+    a stalled line search, never the iteration limit."""
+    cfg, f = split_fit
+    assert cfg.maxcor == 100
+    data = load_diabetes()
+    old = t1.fit_split(data.X, data.y, dataclasses.replace(cfg, maxcor=30), f.index)
+    for fam in f.families:
+        new_b, old_b = f.search.bound(fam.key), old.search.bound(fam.key)
+        assert new_b >= old_b - 1e-6 - 1e-8 * abs(old_b), f"split {f.index} {fam.key}: {new_b} < {old_b}"
+        assert not f.search.best[fam.key].at_limit
 
 
 def _fake(dataset, mses, hmc_mses):
