@@ -55,7 +55,7 @@ LESSONS = [
         "The lower bound and hyperparameters",
         "ln P(D) = F[Q] + KL(Q‖P) live (Fig. 1); Gamma hyperpriors and the ensemble's α, β "
         "updates vs MacKay's evidence re-estimation vs the exact maximiser; MacKay's cheap-and-cheerful "
-        "re-estimation (§9.1) and the error bars on ln α (eq. 25) against the exact evidence",
+        "re-estimation (§9.1) and the error bars on ln α (MacKay eq. 25) against the exact evidence",
         "Barber & Bishop §2 (eqs 15–16), §2.2 (eqs 27–38); MacKay (1995) 'Probable networks' §3, §5, §9.1",
         "bound_fig1.png",
         "ln P(D) split into the bound F and the KL divergence of Q from the posterior for a family of "
