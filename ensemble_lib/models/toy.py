@@ -237,8 +237,12 @@ class ToyPosterior(RegressionPosterior):
         mean or covariance is not finite, whose covariance is not symmetric or not positive definite
         (where :meth:`bound` raises ValueError) gets None.
         """
-        M = np.asarray(means, dtype=float).reshape(-1, 2)
-        C = np.asarray(covs, dtype=float).reshape(-1, 2, 2)
+        M = check.real_array("means", means)
+        C = check.real_array("covs", covs)
+        if M.ndim != 2 or M.shape[1] != 2:
+            raise ValueError(f"means must have shape (n, 2), got {M.shape}")
+        if C.ndim != 3 or C.shape[1:] != (2, 2):
+            raise ValueError(f"covs must have shape (n, 2, 2), got {C.shape}")
         if M.shape[0] != C.shape[0]:
             raise ValueError(f"means and covs must hold as many Gaussians, got {M.shape[0]} and {C.shape[0]}")
         n = M.shape[0]
