@@ -14,8 +14,9 @@ lesson 7's α step as a browser streams it: its first frame, and the frames up t
 
 ``python -m benchmarks.lessons_ready summary RUNALL.jsonl`` prints medians as a Markdown table.
 
-Voilà is not timed here: voila 0.5 finishes a page only when a browser's front end connects to its
-kernel, so a plain HTTP GET waits with an idle kernel (the browser suite times it). Timings are
+``python -m benchmarks.lessons_ready voila OUT.jsonl --tree ... [--reps N]``: the same for a Voilà
+page load (:func:`voila_load`: a fresh server per load, one HTTP GET read to its end, which Voilà
+sends once the last cell has run; the widgets' drawing in a browser comes on top). Timings are
 reported (``benchmarks/results/``), never asserted.
 """
 
@@ -52,6 +53,53 @@ def run_all(tree: str, name: str) -> dict:
         cpu = sum(kernel.cpu_times()[:2]) - c0
     return {"lesson": name, "total_s": t2 - t0, "kernel_start_s": t1 - t0, "cells_s": t2 - t1,
             "kernel_cpu_s": cpu, "load1": load}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def voila_load(tree: str, name: str) -> dict:
+    """One Voilà page load of lesson ``name`` of ``tree``: a fresh ``voila`` server (started in the
+    tree's root, so the lessons' ``../figures/`` images resolve), then one HTTP GET read to its end.
+
+    Voilà 0.5 runs every cell in a fresh kernel while it sends the page, so the GET ends when the
+    last cell has run; the widgets' drawing in a browser comes on top (the browser suite times it).
+    """
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    voila = shutil.which("voila", path=str(Path(sys.executable).parent)) or "voila"
+    port = _free_port()
+    server = subprocess.Popen([voila, f"notebooks/{name}", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1"],
+                              cwd=tree, env={**os.environ, "PYTHONPATH": tree},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        load = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600) as response:
+            body = response.read()
+        return {"lesson": name, "total_s": time.perf_counter() - t0, "bytes": len(body),
+                "traceback": b"Traceback" in body, "load1": load}
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
 
 
 def _timed(fn, n: int) -> dict:
@@ -109,12 +157,13 @@ def summary(rows) -> str:
     by = defaultdict(lambda: defaultdict(list))
     for r in rows:
         by[r["lesson"]][r["label"]].append(r)
-    lines = ["| lesson | Run All, kernel start + cells (s) | cells (s) | kernel CPU (s) | pairs | load average |",
-             "|---|---|---|---|---|---|"]
+    fields = [f for f in ("total_s", "cells_s", "kernel_cpu_s") if f in rows[0]]
+    lines = ["| lesson | " + " | ".join(f"{f} before → after" for f in fields) + " | pairs | load average |",
+             "|---" * (len(fields) + 3) + "|"]
     for lesson in sorted(by):
         a, b = by[lesson][labels[0]], by[lesson][labels[-1]]
         cells = [f"{statistics.median(r[f] for r in a):.1f} → {statistics.median(r[f] for r in b):.1f}"
-                 for f in ("total_s", "cells_s", "kernel_cpu_s")]
+                 for f in fields]
         loads = [r["load1"] for r in a + b]
         lines.append(f"| {lesson.split('.')[0]} | " + " | ".join(cells)
                      + f" | {min(len(a), len(b))} | {min(loads):.0f}–{max(loads):.0f} |")
@@ -123,7 +172,7 @@ def summary(rows) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("runall", "panels", "summary"))
+    parser.add_argument("what", choices=("runall", "voila", "panels", "summary"))
     parser.add_argument("out", help="JSON lines file (appended to; read by summary)")
     parser.add_argument("--tree", action="append", default=[], help="LABEL=DIR, twice (runall)")
     parser.add_argument("--reps", type=int, default=2)
@@ -141,7 +190,8 @@ def main(argv=None) -> None:
             order = list(trees) if rep % 2 == 0 else list(trees)[::-1]
             for name in lessons:
                 for label in order:
-                    row = {**run_all(trees[label], name), "label": label, "rep": rep, "t": time.strftime("%H:%M:%S")}
+                    run = run_all if args.what == "runall" else voila_load
+                    row = {**run(trees[label], name), "label": label, "rep": rep, "t": time.strftime("%H:%M:%S")}
                     f.write(json.dumps(row) + "\n")
                     f.flush()
 
