@@ -381,11 +381,21 @@ def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
     for s in result["splits"]:
         best = max(t["bound"] for t in s["trials"])
         off = ref.get(s["index"], 0.0)
+        # every fit's dot, in the order of the trials; a run of one colour is one line (its markers
+        # are drawn in the same order as one line each would be, at a fraction of the cost)
+        runs = []
         for t in s["trials"]:
             c = fam_colors.get(t["family"], COLORS["factor"])
-            ax_units.plot(t["active_units"] + jitter.uniform(-0.15, 0.15), t["test_mse"], ".",
-                          color=c, alpha=0.35, ms=4)
-            ax_bound.plot(t["bound"] - best, t["test_mse"] - off, ".", color=c, alpha=0.35, ms=4)
+            point = (t["active_units"] + jitter.uniform(-0.15, 0.15), t["test_mse"], t["bound"] - best,
+                     t["test_mse"] - off)
+            if runs and runs[-1][0] == c:
+                runs[-1][1].append(point)
+            else:
+                runs.append((c, [point]))
+        for c, points in runs:
+            xu, yu, xb, yb = zip(*points)
+            ax_units.plot(xu, yu, ".", ls="none", color=c, alpha=0.35, ms=4)
+            ax_bound.plot(xb, yb, ".", ls="none", color=c, alpha=0.35, ms=4)
         for key, row in s["methods"].items():
             if key.startswith("ensemble"):
                 ax_units.plot(row["active_units"] + jitter.uniform(-0.15, 0.15), row["test_mse"],
