@@ -9,7 +9,8 @@
 * :func:`plot_mixture` and :func:`plot_ladder` draw a mixture over the exact posterior and KL
   against K;
 * :class:`MixtureExplorer` is the interactive panel (K, α, data seed): K redraws over a kept
-  image of the rest; a new α or seed shows the K = 1 fits first and the ladders as they fill in;
+  image of the rest; a new α or seed shows the exact posterior first, then the K = 1 fits and the
+  ladders as they fill in;
 * :func:`write_figures` writes ``figures/mixture_fits.png``.
 
 Fits are shown as they come out; the posterior is symmetric under (u, v) → (−u, −v), so a
