@@ -44,18 +44,21 @@ Code names: ``alpha`` = α, ``beta`` = β, ``mean`` = w̄, ``cov`` = C,
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import erf
 
 from ..core import validation as check
-from ..models.erf_network import sigma, sigma_prime
+from ..models.erf_network import SQRT_2_OVER_PI, sigma, sigma_prime
 from ..core.gaussian import CovarianceFamily, diag_positions, tril_positions
 from ..models.toy import ToyPosterior
 from .laplace import laplace_fit
 
+_INV_SQRT2 = 1.0 / np.sqrt(2.0)
 #: Covariance families the SVI loop supports.
 SVI_FAMILIES = ("full", "diagonal")
 #: Step-size schedules: constant a, or Robbins–Monro a/(1 + t/τ)^κ.
@@ -415,42 +418,152 @@ def svi_stream(
 
 def _svi_steps(post, fam, rng, theta, rho, n_iter, n_samples, kl_every, yield_every, log_evidence,
                family, step_size, schedule, tau, kappa):
-    """The loop of :func:`svi_stream` (a generator), on arguments already checked."""
-    records: list[tuple] = []
+    """The loop of :func:`svi_stream` (a generator), on arguments already checked.
 
-    def record(t, elapsed):
-        mean, cov = fam.unpack(theta)
-        try:
-            bound = post.bound(mean, cov)
-        except ValueError:
-            raise RuntimeError(
-                f"SVI diverged at step {t} (Q is no longer a proper Gaussian); "
-                f"reduce step_size (got {step_size!r})"
-            ) from None
-        records.append((t, log_evidence - bound, bound, elapsed, theta.copy()))
+    The draws of a stretch of steps (up to the next yield) come from one call of ``rng`` (the same
+    numbers as one call a step); the exact KL of the recorded iterates is computed once per stretch
+    (:func:`_record_bounds`), where a Q that is no longer a proper Gaussian stops the run with the
+    error of its own step. On the toy the gradient is :func:`_toy_gradient_fn`'s (the same
+    estimator as :func:`reparam_gradient`, without its per-call checks).
+    """
+    records: list[tuple] = []  # (t, elapsed, theta) of every recorded iterate
+    done: list[tuple] = []  # records with their bound: (t, KL, bound, elapsed, theta)
 
-    m1 = np.zeros_like(theta)
-    m2 = np.zeros_like(theta)
+    def settle():
+        bounds = _record_bounds(post, fam, [r[2] for r in records[len(done):]])
+        for (t, elapsed, th), bound in zip(records[len(done):], bounds):
+            if bound is None:
+                raise RuntimeError(
+                    f"SVI diverged at step {t} (Q is no longer a proper Gaussian); "
+                    f"reduce step_size (got {step_size!r})"
+                )
+            done.append((t, log_evidence - bound, bound, elapsed, th))
+
+    grad = _toy_gradient_fn(post, fam) if isinstance(post, ToyPosterior) else (
+        lambda th, eps: reparam_gradient(post, fam, np.array(th), eps).tolist())
+    # Adam on the parameters as Python floats: the same IEEE operations, element by element, as on
+    # an array, without an array operation's overhead for a vector of 4 or 5
+    th = theta.tolist()
+    n_par = len(th)
+    m1, m2 = [0.0] * n_par, [0.0] * n_par
+    c1 = (1.0 - ADAM_BETA1 ** np.arange(1, n_iter + 1)).tolist()  # Adam's bias corrections
+    c2 = (1.0 - ADAM_BETA2 ** np.arange(1, n_iter + 1)).tolist()
+    rho = np.asarray(rho, dtype=float).tolist()
+    b1, b2, d1, d2 = ADAM_BETA1, ADAM_BETA2, 1.0 - ADAM_BETA1, 1.0 - ADAM_BETA2
     elapsed = 0.0
-    record(0, elapsed)
+    records.append((0, elapsed, theta.copy()))
     k = post.dim
-    for t in range(n_iter):
-        t0 = time.perf_counter()
-        g = reparam_gradient(post, fam, theta, rng.standard_normal((n_samples, k)))
-        m1 = ADAM_BETA1 * m1 + (1.0 - ADAM_BETA1) * g
-        m2 = ADAM_BETA2 * m2 + (1.0 - ADAM_BETA2) * g * g
-        m_hat = m1 / (1.0 - ADAM_BETA1 ** (t + 1))
-        v_hat = m2 / (1.0 - ADAM_BETA2 ** (t + 1))
-        theta = theta - rho[t] * m_hat / (np.sqrt(v_hat) + ADAM_EPS)
-        elapsed += time.perf_counter() - t0
-        if not np.all(np.isfinite(theta)):
-            raise RuntimeError(f"SVI diverged at step {t + 1}; reduce step_size (got {step_size!r})")
-        if (t + 1) % kl_every == 0 or t + 1 == n_iter:
-            record(t + 1, elapsed)
-        if yield_every and (t + 1) % yield_every == 0 and t + 1 < n_iter:
-            yield _history(records, fam, theta, family, n_samples, step_size, schedule, tau, kappa, t + 1)
+    stretch = yield_every or n_iter
+    for t0_stretch in range(0, n_iter, stretch):
+        t1_stretch = min(n_iter, t0_stretch + stretch)
+        draws = rng.standard_normal((t1_stretch - t0_stretch, n_samples, k))
+        if n_samples == 1 and isinstance(post, ToyPosterior):
+            draws = draws.tolist()  # the toy's one-draw gradient works on floats
+        for t in range(t0_stretch, t1_stretch):
+            t0 = time.perf_counter()
+            g = grad(th, draws[t - t0_stretch])
+            step, s1, s2 = rho[t], c1[t], c2[t]
+            for j in range(n_par):
+                gj = g[j]
+                m1[j] = b1 * m1[j] + d1 * gj
+                m2[j] = b2 * m2[j] + d2 * gj * gj
+                th[j] = th[j] - step * (m1[j] / s1) / (math.sqrt(m2[j] / s2) + ADAM_EPS)
+            elapsed += time.perf_counter() - t0
+            if not all(map(math.isfinite, th)):
+                settle()  # an earlier recorded Q that was already improper says so first
+                raise RuntimeError(f"SVI diverged at step {t + 1}; reduce step_size (got {step_size!r})")
+            if (t + 1) % kl_every == 0 or t + 1 == n_iter:
+                records.append((t + 1, elapsed, np.array(th)))
+        settle()
+        if t1_stretch < n_iter:
+            yield _history(done, fam, np.array(th), family, n_samples, step_size, schedule, tau, kappa,
+                           t1_stretch)
 
-    yield _history(records, fam, theta, family, n_samples, step_size, schedule, tau, kappa, n_iter)
+    yield _history(done, fam, np.array(th), family, n_samples, step_size, schedule, tau, kappa, n_iter)
+
+
+def _toy_gradient_fn(post: ToyPosterior, fam: CovarianceFamily):
+    """``grad(theta, eps)``: :func:`reparam_gradient` on the toy (k = 2) for checked arguments.
+
+    The same estimator — ``w = w̄ + L ε``, ∇φ at each draw (:func:`_toy_grad`), then the mean and
+    the chain to the family's parameters — written out for the 2 × 2 factor, so one SVI step
+    costs a few small operations (the lesson-5 panel runs 1000 of them a slider step): with one
+    draw (``eps`` a list ``[[ε_u, ε_v]]``) in Python floats, with S draws (an (S, 2) array) on
+    arrays. ``theta`` is a list of floats; so is the gradient returned.
+    ``tests/inference/test_svi.py`` checks both against :func:`reparam_gradient`.
+    """
+    xs, ts = post.x.tolist(), post.t.tolist()
+    x, t, alpha, beta = post.x, post.t, post.alpha, post.beta
+    full = fam.name == "full"
+    erf1, exp1 = math.erf, math.exp
+
+    def scale(th):
+        if full:  # theta = [w̄_u, w̄_v, ln L_uu, L_vu, ln L_vv]
+            return exp1(th[2]), th[3], exp1(th[4])
+        return exp1(th[2]), 0.0, exp1(th[3])  # theta = [w̄_u, w̄_v, ln d_u, ln d_v]
+
+    def chain(gm_u, gm_v, g_ue0, g_ve0, g_ve1, l00, l11):
+        if full:
+            return [gm_u, gm_v, g_ue0 * l00 - 1.0, g_ve0, g_ve1 * l11 - 1.0]
+        return [gm_u, gm_v, g_ue0 * l00 - 1.0, g_ve1 * l11 - 1.0]
+
+    def grad_one(th, eps):
+        (e0, e1), = eps
+        l00, l10, l11 = scale(th)
+        u = th[0] + l00 * e0
+        v = th[1] + l10 * e0 + l11 * e1
+        gu = gv = 0.0
+        for xn, tn in zip(xs, ts):  # ∇E_D as in _toy_grad
+            a = u * xn
+            s = erf1(a * _INV_SQRT2)
+            r = v * s - tn
+            gu += r * v * (SQRT_2_OVER_PI * exp1(-0.5 * a * a)) * xn
+            gv += r * s
+        gu = beta * gu + alpha * u  # ∇φ = β∇E_D + αw (φ = −ln p̃)
+        gv = beta * gv + alpha * v
+        return chain(gu, gv, gu * e0, gv * e0, gv * e1, l00, l11)
+
+    def grad_many(th, eps):
+        e0, e1 = eps[:, 0], eps[:, 1]
+        l00, l10, l11 = scale(th)
+        u = th[0] + l00 * e0
+        v = th[1] + l10 * e0 + l11 * e1
+        a = np.multiply.outer(u, x)
+        s = erf(a * _INV_SQRT2)
+        r = v[:, None] * s - t
+        gu = beta * ((r * (SQRT_2_OVER_PI * np.exp(-0.5 * a * a))) @ x) * v + alpha * u
+        gv = beta * (r * s).sum(axis=1) + alpha * v
+        S = u.size
+        return chain(float(gu.sum()) / S, float(gv.sum()) / S, float(gu @ e0) / S, float(gv @ e0) / S,
+                     float(gv @ e1) / S, l00, l11)
+
+    return lambda th, eps: grad_one(th, eps) if isinstance(eps, list) else grad_many(th, eps)
+
+
+def _record_bounds(post, fam: CovarianceFamily, thetas) -> list:
+    """The bound F[Q] (B&B (15)) of each recorded iterate, or None where Q is not a proper Gaussian.
+
+    One :meth:`~ensemble_lib.RegressionPosterior.bound` per iterate; on the toy, one batched
+    quadrature (:meth:`~ensemble_lib.ToyPosterior.bounds`) for the iterates whose covariance is
+    finite and positive definite.
+    """
+    out = []
+    if not isinstance(post, ToyPosterior):
+        for th in thetas:
+            with np.errstate(over="ignore", invalid="ignore"):
+                mean, cov = fam.unpack(th)
+            try:
+                out.append(post.bound(mean, cov))
+            except ValueError:
+                out.append(None)
+        return out
+    means, covs = [], []
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflowing C is reported as None
+        for th in thetas:
+            mean, cov = fam.unpack(th)
+            means.append(mean)
+            covs.append(cov)
+    return post.bounds(means, covs) if thetas else []
 
 
 def _history(records, fam, theta, family, n_samples, step_size, schedule, tau, kappa, n_done) -> SVIHistory:

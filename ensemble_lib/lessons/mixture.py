@@ -9,7 +9,8 @@
 * :func:`plot_mixture` and :func:`plot_ladder` draw a mixture over the exact posterior and KL
   against K;
 * :class:`MixtureExplorer` is the interactive panel (K, α, data seed): K redraws over a kept
-  image of the rest; a new α or seed shows the K = 1 fits first and the ladders as they fill in;
+  image of the rest; a new α or seed shows the exact posterior first, then the K = 1 fits and the
+  ladders as they fill in;
 * :func:`write_figures` writes ``figures/mixture_fits.png``.
 
 Fits are shown as they come out; the posterior is symmetric under (u, v) → (−u, −v), so a
@@ -107,6 +108,13 @@ def fit_mixtures(post: ToyPosterior, K_max: int = K_MAX) -> MixtureComparison:
     for comp in iter_mixtures(post, K_max):
         pass
     return comp
+
+
+def posterior_only(post: ToyPosterior, K_max: int = K_MAX) -> MixtureComparison:
+    """A comparison with no fit yet (``single`` None, empty ladders): the panel's first frame for a
+    new posterior, drawn before its fits (:meth:`MixtureExplorer.compute_stream`)."""
+    return MixtureComparison(post, None, MixtureLadder(None, (), "quadrature"), MixtureLadder(None, (), "bound"),
+                             K_max)
 
 
 #: the comparisons of the latest 32 (α, seed): the notebook and its panel share them
@@ -379,9 +387,12 @@ class MixtureExplorer(FigurePanel):
         return MixtureState(mixtures_for(alpha, seed), K)
 
     def compute_stream(self, K, alpha, seed) -> Iterator[MixtureState]:
-        """The fits for (α, seed) as they come (:func:`iter_mixtures`); the last item is :meth:`compute`'s.
+        """The exact posterior alone, then the fits for (α, seed) as they come (:func:`iter_mixtures`);
+        the last item is :meth:`compute`'s.
 
-        Remembered fits (K moved alone, an (α, seed) seen before) come at once, complete.
+        The first item has no fit yet (:func:`posterior_only`): a new posterior's contours are shown
+        before its first fit (about 20 ms) is made. Remembered fits (K moved alone, an (α, seed)
+        seen before) come at once, complete.
         """
         K = check.integer("K", K, low=1, high=K_MAX)
         key = _key(alpha, seed)
@@ -389,27 +400,41 @@ class MixtureExplorer(FigurePanel):
         if comp is not None:
             yield MixtureState(comp, K)
             return
-        for comp in iter_mixtures(_lesson_posterior(*key)):
+        post = _lesson_posterior(*key)
+        yield MixtureState(posterior_only(post), K)  # the cheap part first: the exact posterior
+        for comp in iter_mixtures(post):
             if comp.complete:
                 comp = _REMEMBERED.put(key, comp)
             yield MixtureState(comp, K)
 
     def draw(self, state: MixtureState) -> None:
         comp = state.comparison
-        if comp.posterior is not self._posterior:  # what stays while K moves and the ladders fill in
+        fitted = bool(comp.quadrature.fits)
+        if fitted and self._posterior is not comp.posterior:  # what stays while K moves and the ladders fill in
             u0, u1, v0, v1 = panel_extent(comp)
             self.follow_range(self.ax, (u0, u1), (v0, v1))
-            grid = comp.posterior.grid(n=101, extent=(*self.ax.get_xlim(), *self.ax.get_ylim()))
-            self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, grid))
             kl1 = comp.quadrature.kl[0]  # every KL drawn lies in [0, KL₁]; KL₁ − ln 2 may be below 0
             lo, hi = min(0.0, kl1 - np.log(2.0)), kl1
             self.follow_range(self.ax_kl, y=(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)))
             self._ln2.set_ydata([kl1 - np.log(2.0)] * 2)
             self._posterior = comp.posterior
+        # the contours of this posterior in the view shown (before its first fit: the view so far)
+        view = (comp.posterior, *self.ax.get_xlim(), *self.ax.get_ylim())
+        if view != self.__dict__.get("_contoured"):
+            grid = comp.posterior.grid(n=101, extent=view[1:])
+            self._contours = self.replace_artists(self._contours, lambda: plot_posterior_contours(self.ax, grid))
+            self._contoured = view
+        self._ln2.set_visible(fitted)
         for line, (which, attr, _, _) in zip(self._curves, LADDER_CURVES):
             ladder = getattr(comp, which)
             line.set_data(np.arange(1, len(ladder.fits) + 1), getattr(ladder, attr))
         self._k_marker.set_xdata([state.K, state.K])
+        if not fitted:
+            for arts in (*self._mix["quadrature"], *self._mix["bound"]):
+                for a in arts:
+                    a.set_visible(False)
+            self._title.set_text(f"K = {state.K}: fitting… (shown: the exact posterior)")
+            return
         for which, fit in (("quadrature", state.fit), ("bound", state.fit_bound)):  # as plot_mixture draws
             for i, arts in enumerate(self._mix[which]):
                 if i < fit.K:
@@ -439,6 +464,8 @@ class MixtureExplorer(FigurePanel):
             n = min(len(q), len(b)) + 1
             which = "H by quadrature" if len(q) < n else "H bounded"
             note = f"<b>fitting K = {n} of {comp.K_max}</b> ({which})…; "
+        if not q:  # the posterior alone, before its first fit
+            return table + note + f"ln P(D | α, β) = {comp.posterior.log_evidence:.4f} (exact); KL(K=1) − ln 2 = …"
         return (table + note + f"ln P(D | α, β) = {comp.posterior.log_evidence:.4f} (exact); "
                 f"KL(K=1) − ln 2 = {comp.quadrature.kl[0] - np.log(2.0):.4f}; "
                 f"mirror overlap ρ = {comp.rho:.2g}" + off_story_note(comp))

@@ -400,9 +400,20 @@ def plot_pruning(ax_units, ax_bound, result: dict, hmc: dict | None = None):
     for s in result["splits"]:
         best = max(t["bound"] for t in s["trials"])
         off = ref.get(s["index"], 0.0)
+        # every fit's marker, in the order of the trials; a run of one family is one line (its markers
+        # are drawn in the same order as one line each would be, at a fraction of the cost)
+        runs = []
         for t in s["trials"]:
-            ax_units.plot(t["active_units"] + jitter.uniform(-0.15, 0.15), t["test_mse"], **look[t["family"]], **fit)
-            ax_bound.plot(t["bound"] - best, t["test_mse"] - off, **look[t["family"]], **fit)
+            point = (t["active_units"] + jitter.uniform(-0.15, 0.15), t["test_mse"], t["bound"] - best,
+                     t["test_mse"] - off)
+            if runs and runs[-1][0] == t["family"]:
+                runs[-1][1].append(point)
+            else:
+                runs.append((t["family"], [point]))
+        for family, points in runs:
+            xu, yu, xb, yb = zip(*points)
+            ax_units.plot(xu, yu, **look[family], **fit)
+            ax_bound.plot(xb, yb, **look[family], **fit)
         for key, row in s["methods"].items():
             if key in look:
                 ax_units.plot(row["active_units"] + jitter.uniform(-0.15, 0.15), row["test_mse"], **look[key],

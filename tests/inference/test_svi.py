@@ -221,3 +221,77 @@ def test_bad_input_is_refused_with_the_arguments_name(post, kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         svi_fit(post, **args)
+
+
+# ---------------------------------------------------------------------------
+# The toy's fast loop (issue 30: the lesson-5 panel's step) against the plain estimator and Adam
+# ---------------------------------------------------------------------------
+
+def _plain_adam_run(post, family, seed, n_samples, step_size, schedule, n_iter, kl_every):
+    """SVI written plainly: one draw call, one reparam_gradient and one array Adam update a step,
+    the exact KL of each recorded iterate by post.kl (the loop before issue 30)."""
+    from ensemble_lib.inference.svi import ADAM_BETA1, ADAM_BETA2, ADAM_EPS, step_sizes
+    rng = np.random.default_rng(seed)
+    fam = CovarianceFamily.make(family, 2)
+    mean0, cov0 = np.array([-0.5, -2.0]), np.diag([0.05, 0.5])
+    theta = fam.pack(mean0, np.diag(np.diag(cov0)) if family == "diagonal" else cov0)
+    rho = step_sizes(step_size, schedule, n_iter, 200.0, 1.0)
+    m1, m2, kls = np.zeros_like(theta), np.zeros_like(theta), [post.kl(*fam.unpack(theta))]
+    for t in range(n_iter):
+        g = reparam_gradient(post, fam, theta, rng.standard_normal((n_samples, 2)))
+        m1 = ADAM_BETA1 * m1 + (1 - ADAM_BETA1) * g
+        m2 = ADAM_BETA2 * m2 + (1 - ADAM_BETA2) * g * g
+        theta = theta - rho[t] * (m1 / (1 - ADAM_BETA1 ** (t + 1))) / (np.sqrt(m2 / (1 - ADAM_BETA2 ** (t + 1)))
+                                                                     + ADAM_EPS)
+        if (t + 1) % kl_every == 0:
+            kls.append(post.kl(*fam.unpack(theta)))
+    return theta, np.array(kls)
+
+
+@pytest.mark.parametrize("family", ["full", "diagonal"])
+@pytest.mark.parametrize("n_samples", [1, 5])
+def test_the_toys_fast_loop_is_the_plain_estimator_and_adam(post, family, n_samples):
+    from ensemble_lib.inference.svi import svi_stream
+    kw = dict(n_samples=n_samples, step_size=0.05, schedule="decaying", n_iter=300)
+    theta, kls = _plain_adam_run(post, family, 7, kl_every=10, **kw)
+    h = svi_fit(post, family, rng=np.random.default_rng(7), tau=200.0, kappa=1.0, kl_every=10,
+                init=(np.array([-0.5, -2.0]), np.diag([0.05, 0.5])), **kw)
+    np.testing.assert_allclose(h.thetas[-1], theta, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(h.kl, kls, rtol=1e-9, atol=1e-11)
+    # streamed in stretches: the same draws, the same run
+    hs = list(svi_stream(post, family, rng=np.random.default_rng(7), tau=200.0, kappa=1.0, kl_every=10,
+                         init=(np.array([-0.5, -2.0]), np.diag([0.05, 0.5])), yield_every=100, **kw))
+    assert [x.n_iter for x in hs] == [100, 200, 300]
+    np.testing.assert_array_equal(hs[-1].kl, h.kl)
+    np.testing.assert_array_equal(hs[0].kl, h.kl[:11])
+
+
+@pytest.mark.parametrize("family", ["full", "diagonal"])
+def test_the_toys_gradient_is_reparam_gradients_for_one_and_many_draws(post, family):
+    from ensemble_lib.inference.svi import _toy_gradient_fn
+    fam = CovarianceFamily.make(family, 2)
+    grad = _toy_gradient_fn(post, fam)
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        theta = rng.normal(size=fam.n_params) * 0.7
+        eps = rng.standard_normal((1, 2))
+        want = reparam_gradient(post, fam, theta, eps)
+        np.testing.assert_allclose(grad(theta.tolist(), eps.tolist()), want, rtol=1e-12, atol=1e-10)
+        eps = rng.standard_normal((6, 2))
+        np.testing.assert_allclose(grad(theta.tolist(), eps), reparam_gradient(post, fam, theta, eps),
+                                   rtol=1e-12, atol=1e-10)
+
+
+def test_a_run_whose_q_stops_being_proper_names_the_first_such_step(post, monkeypatch):
+    """A gradient that pushes ln L_uu up by a (Adam's step on a constant gradient) makes C = L Lᵀ
+    overflow once ln L_uu > ln √(max float) ≈ 354.9, i.e. after about 357 steps from the start's
+    ln √0.05: the first recorded iterate past it (step 360, records every 10) is named, although
+    the run goes on to its end before the records' KL is computed."""
+    from ensemble_lib.inference import svi
+    monkeypatch.setattr(svi, "_toy_gradient_fn", lambda post, fam: lambda th, eps: [0.0, 0.0, -1.0, 0.0, 0.0])
+    start = (np.array([-0.5, -2.0]), np.diag([0.05, 0.5]))
+    first = int(np.ceil((0.5 * np.log(np.finfo(float).max) - 0.5 * np.log(0.05)) / 1.0))
+    want = 10 * int(np.ceil(first / 10))
+    with pytest.raises(RuntimeError, match=rf"SVI diverged at step {want} \(Q is no longer a proper Gaussian\)"):
+        svi_fit(post, "full", rng=np.random.default_rng(0), step_size=1.0, schedule="fixed", n_iter=1000,
+                init=start, kl_every=10)

@@ -105,8 +105,9 @@ def test_the_stream_ends_exactly_at_computes_state_and_each_state_is_its_start()
     values = dict(K=3, alpha=0.7, seed=4)
     states = list(panel.compute_stream(**values))
     assert [(len(s.comparison.quadrature.fits), len(s.comparison.bound.fits)) for s in states] == \
-        [(1, 1), (2, 1), (2, 2), (3, 2), (3, 3), (4, 3), (4, 4)]
-    assert [s.complete for s in states] == [False] * 6 + [True]
+        [(0, 0), (1, 1), (2, 1), (2, 2), (3, 2), (3, 3), (4, 3), (4, 4)]
+    assert [s.complete for s in states] == [False] * 7 + [True]
+    assert states[0].comparison.single is None  # the exact posterior first, before any fit
     last = states[-1]
     final = panel.compute(**values)  # remembered by the stream: the very same fits
     assert final.comparison is last.comparison and final.K == last.K == 3
@@ -131,6 +132,11 @@ def test_a_partial_state_says_it_is_incomplete_in_its_readout_and_title():
         assert f"fitting K = {n} of 4" in text and "…" in text
         panel.draw(s)
         assert "fitting" in panel._title.get_text()
+        if not s.comparison.quadrature.fits:  # the posterior alone: no ellipse, no KL curve yet
+            assert "the exact posterior" in panel._title.get_text()
+            assert not any(a.get_visible() for arts in panel._mix["quadrature"] + panel._mix["bound"] for a in arts)
+            assert all(len(line.get_xdata()) == 0 for line in panel._curves)
+            continue
         assert s.fit.K == min(4, len(s.comparison.quadrature.fits))  # the largest fit so far is shown
     done = panel.format_readout(states[-1])
     assert "fitting" not in done and "…" not in done

@@ -316,3 +316,31 @@ def test_the_issue_example_targets_of_size_1e10_are_refused_by_name_and_raising_
     with pytest.raises(ValueError, match=r"beta \* sum\(t\*\*2\) must be at most"):
         post.with_hyperparameters(beta=100.0)
     assert post.with_hyperparameters(beta=9.0).beta == 9.0
+
+
+def test_bounds_of_many_gaussians_are_each_ones_bound_and_none_where_q_is_improper():
+    """ToyPosterior.bounds (one quadrature over every Gaussian's nodes) against bound() one at a
+    time, over narrow and wide Gaussians (both rules of u_rule); an improper Q gets None where
+    bound() raises."""
+    post = make_post(seed=2)
+    rng = np.random.default_rng(5)
+    means, covs = [], []
+    for scale in (1e-4, 1e-2, 0.3, 3.0, 30.0):
+        for _ in range(4):
+            L = np.tril(rng.normal(size=(2, 2))) * scale
+            L[np.diag_indices(2)] = np.abs(L[np.diag_indices(2)]) + 1e-3 * scale
+            means.append(rng.normal(size=2) * 2)
+            covs.append(L @ L.T)
+    bad = [(np.zeros(2), np.array([[1.0, 2.0], [2.0, 1.0]])), (np.zeros(2), -np.eye(2)),
+           (np.array([np.nan, 0.0]), np.eye(2)), (np.zeros(2), np.array([[1.0, 0.5], [0.4, 1.0]])),
+           (np.zeros(2), np.array([[np.inf, 0.0], [0.0, 1.0]]))]
+    for m, c in bad:
+        with pytest.raises(ValueError):
+            post.bound(m, c)
+    got = post.bounds(means + [m for m, _ in bad], covs + [c for _, c in bad])
+    assert got[len(means):] == [None] * len(bad)
+    np.testing.assert_allclose(got[:len(means)], [post.bound(m, c) for m, c in zip(means, covs)],
+                               rtol=1e-12, atol=1e-10)
+    assert post.bounds(np.empty((0, 2)), np.empty((0, 2, 2))) == []
+    with pytest.raises(ValueError, match="means and covs must hold as many Gaussians"):
+        post.bounds(means[:2], covs[:3])

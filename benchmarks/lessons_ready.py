@@ -1,0 +1,200 @@
+"""Every lesson's Run All, and the live panels' first frames, before and after a change (issue 30).
+
+``python -m benchmarks.lessons_ready runall OUT.jsonl --tree before=DIR --tree after=DIR [--reps N]``
+executes every lesson of each tree top to bottom as JupyterLab's Run All does (nbclient, a fresh
+kernel started in the tree's ``notebooks/`` with ``PYTHONPATH`` = the tree), alternating the trees
+lesson by lesson (and their order from one repetition to the next), so both see the same load. Per
+run it records the wall time of kernel start-up plus every cell, the cells alone, the kernel's own
+CPU seconds (user + system: the figure a busy shared machine changes least) and the 1-minute load
+average. A tree is any unpacked commit (``git archive COMMIT | tar -x -C DIR``).
+
+``python -m benchmarks.lessons_ready panels OUT.jsonl`` (run once per tree, with its ``PYTHONPATH``)
+times in this process lesson 5's slider step (the step size moved, 1000 SVI steps and the draw) and
+lesson 7's α step as a browser streams it: its first frame, and the frames up to both K = 1 fits.
+
+``python -m benchmarks.lessons_ready summary RUNALL.jsonl`` prints medians as a Markdown table.
+
+``python -m benchmarks.lessons_ready voila OUT.jsonl --tree ... [--reps N]``: the same for a Voilà
+page load (:func:`voila_load`: a fresh server per load, one HTTP GET read to its end, which Voilà
+sends once the last cell has run; the widgets' drawing in a browser comes on top). Timings are
+reported (``benchmarks/results/``), never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+
+
+def run_all(tree: str, name: str) -> dict:
+    """One Run All of lesson ``name`` of ``tree`` in a fresh kernel."""
+    import nbformat
+    import psutil
+    from nbclient import NotebookClient
+
+    os.environ["PYTHONPATH"] = tree  # the kernel inherits it
+    path = Path(tree, "notebooks", name)
+    nb = nbformat.read(path, 4)
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    with client.setup_kernel():
+        t1 = time.perf_counter()
+        kernel = psutil.Process(client.km.provisioner.process.pid)
+        c0 = sum(kernel.cpu_times()[:2])
+        for i, cell in enumerate(nb.cells):
+            client.execute_cell(cell, i)
+        t2 = time.perf_counter()
+        cpu = sum(kernel.cpu_times()[:2]) - c0
+    return {"lesson": name, "total_s": t2 - t0, "kernel_start_s": t1 - t0, "cells_s": t2 - t1,
+            "kernel_cpu_s": cpu, "load1": load}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def voila_load(tree: str, name: str) -> dict:
+    """One Voilà page load of lesson ``name`` of ``tree``: a fresh ``voila`` server (started in the
+    tree's root, so the lessons' ``../figures/`` images resolve), then one HTTP GET read to its end.
+
+    Voilà 0.5 runs every cell in a fresh kernel while it sends the page, so the GET ends when the
+    last cell has run; the widgets' drawing in a browser comes on top (the browser suite times it).
+    """
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    voila = shutil.which("voila", path=str(Path(sys.executable).parent)) or "voila"
+    port = _free_port()
+    server = subprocess.Popen([voila, f"notebooks/{name}", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1"],
+                              cwd=tree, env={**os.environ, "PYTHONPATH": tree},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        load = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600) as response:
+            body = response.read()
+        return {"lesson": name, "total_s": time.perf_counter() - t0, "bytes": len(body),
+                "traceback": b"Traceback" in body, "load1": load}
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def _timed(fn, n: int) -> dict:
+    import numpy as np
+
+    wall, cpu = [], []
+    for i in range(n):
+        t0, c0 = time.perf_counter(), time.process_time()
+        fn(i)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return {"wall_ms": 1e3 * float(np.median(wall)), "cpu_ms": 1e3 * float(np.median(cpu)), "n": n}
+
+
+def panels() -> dict:
+    """Lesson 5's step and lesson 7's streamed α step, in this process (the tree on ``PYTHONPATH``)."""
+    from ensemble_lib.lessons.mixture import MixtureExplorer, forget_mixtures
+    from ensemble_lib.lessons.stochastic_vi import DEFAULT_STEP, SVIExplorer
+
+    out = {"tree": os.environ.get("PYTHONPATH", ""), "load1_start": os.getloadavg()[0]}
+    svi = SVIExplorer()
+    svi.update()
+    steps = [DEFAULT_STEP, DEFAULT_STEP * 10 ** 0.1]
+    svi.controls["step_size"].value = steps[1]
+    out["svi_step"] = _timed(lambda i: setattr(svi.controls["step_size"], "value", steps[i % 2]), 30)
+    out["svi_compute"] = _timed(lambda i: svi.compute(**{**svi.values(), "step_size": steps[i % 2]}), 30)
+    mix = MixtureExplorer()
+    mix.update()
+    alphas = (0.2, 0.2 * 10 ** 0.05)
+
+    def frames(k):
+        def step(i):
+            forget_mixtures()
+            for n, state in enumerate(mix.compute_stream(**{**mix.values(), "alpha": alphas[i % 2]}), 1):
+                mix.draw(state)
+                mix.render()
+                mix.format_readout(state)
+                if n == k:
+                    break
+        return step
+
+    out["mixture_first_frame"] = _timed(frames(1), 20)
+    first = next(iter(mix.compute_stream(**{**mix.values(), "alpha": 0.3})))
+    forget_mixtures()
+    fitted_first = bool(first.comparison.quadrature.fits)
+    out["mixture_first_frame_has_fits"] = fitted_first
+    out["mixture_frames_to_k1_fits"] = _timed(frames(1 if fitted_first else 2), 20)
+    out["load1_end"] = os.getloadavg()[0]
+    return out
+
+
+def summary(rows) -> str:
+    """Medians per lesson, before → after (the first two tree labels met)."""
+    labels = list(dict.fromkeys(r["label"] for r in rows))[:2]
+    by = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        by[r["lesson"]][r["label"]].append(r)
+    fields = [f for f in ("total_s", "cells_s", "kernel_cpu_s") if f in rows[0]]
+    lines = ["| lesson | " + " | ".join(f"{f} before → after" for f in fields) + " | pairs | load average |",
+             "|---" * (len(fields) + 3) + "|"]
+    for lesson in sorted(by):
+        a, b = by[lesson][labels[0]], by[lesson][labels[-1]]
+        cells = [f"{statistics.median(r[f] for r in a):.1f} → {statistics.median(r[f] for r in b):.1f}"
+                 for f in fields]
+        loads = [r["load1"] for r in a + b]
+        lines.append(f"| {lesson.split('.')[0]} | " + " | ".join(cells)
+                     + f" | {min(len(a), len(b))} | {min(loads):.0f}–{max(loads):.0f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("what", choices=("runall", "voila", "panels", "summary"))
+    parser.add_argument("out", help="JSON lines file (appended to; read by summary)")
+    parser.add_argument("--tree", action="append", default=[], help="LABEL=DIR, twice (runall)")
+    parser.add_argument("--reps", type=int, default=2)
+    args = parser.parse_args(argv)
+    if args.what == "summary":
+        print(summary([json.loads(line) for line in Path(args.out).read_text().splitlines()]))
+        return
+    with Path(args.out).open("a") as f:
+        if args.what == "panels":
+            f.write(json.dumps(panels()) + "\n")
+            return
+        trees = dict(t.split("=", 1) for t in args.tree)
+        lessons = sorted(p.name for p in Path(next(iter(trees.values())), "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        for rep in range(args.reps):
+            order = list(trees) if rep % 2 == 0 else list(trees)[::-1]
+            for name in lessons:
+                for label in order:
+                    run = run_all if args.what == "runall" else voila_load
+                    row = {**run(trees[label], name), "label": label, "rep": rep, "t": time.strftime("%H:%M:%S")}
+                    f.write(json.dumps(row) + "\n")
+                    f.flush()
+
+
+if __name__ == "__main__":
+    main()
