@@ -35,6 +35,7 @@ import numpy as np
 from ..core import validation as check
 # inference.hmc loads jax and numpyro only when it first samples (heavy optional dependencies)
 from ..inference.hmc import SamplerSettings, package_versions, sample_network
+from ..inference.hyperparameters import GammaHyperprior
 from .hmc_reference import sampler_seed
 from .runner import check_output
 from .splits import TableConfig, load_dataset, make_split
@@ -135,8 +136,6 @@ def stored_config(stored: dict) -> dict:
 def config_from_stored(stored: dict) -> tuple[TableConfig, SamplerSettings]:
     """The :class:`TableConfig` and :class:`SamplerSettings` a stored file was made with."""
     c = stored["config"]
-    from ..inference.hyperparameters import GammaHyperprior
-
     prior = GammaHyperprior(**c["prior"])
     return (TableConfig(n_train=c["n_train"], n_hidden=c["n_hidden"], prior=prior, seed=c["seed"]),
             SamplerSettings(**stored["sampler"]))
