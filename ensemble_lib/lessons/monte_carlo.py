@@ -379,9 +379,9 @@ def estimate_table(runs: ToyRuns | None = None) -> Table:
     """The running Monte Carlo estimate of ⟨f(x*)⟩ at each n, its standard error and its error."""
     r = toy_runs() if runs is None else runs
     C = r.f_chains.shape[0]
-    rows = [(f"{n}", f"{n * C}", f"{e:.4f}", f"{s:.4f}", f"{e - r.exact:+.4f}")
+    rows = [(f"{n}", f"{n * C}", f"{e:.4f}", f"{s:.4f}", f"{s * np.sqrt(n * C):.3f}", f"{e - r.exact:+.4f}")
             for n, e, s in zip(N_OPTIONS, r.estimate, r.se)]
-    return Table(("n per chain", "draws", "estimate", "s.e.", "error"), rows,
+    return Table(("n per chain", "draws", "estimate", "s.e.", "s.e. × √draws", "error"), rows,
                  caption=f"exact {r.exact:.4f}; KL full Gaussian {r.kl_full:.4f}")
 
 
@@ -463,7 +463,9 @@ def plot_draws(axes, runs: ToyRuns | None = None, thin: int = 4) -> list:
     f = fold(wd.reshape(-1, 2))
     u, pu, v, pv = folded_marginals(post)
     for a, x, grid, p, name in ((bx, f[:, 0], u, pu, "|u|"), (cx, f[:, 1], v, pv, "sign(u) v")):
-        arts.append(a.hist(x, bins=60, density=True, color="C0", alpha=0.5, label="NUTS draws")[2])
+        top = np.quantile(x, 0.995)
+        arts.append(a.hist(x, bins=np.linspace(0.0, top, 50), density=True, color="C0", alpha=0.5,
+                           label="NUTS draws")[2])
         arts += a.plot(grid, p, "k", lw=1.2, label="exact")
         a.set_xlabel(name)
         a.set_ylabel("density")

