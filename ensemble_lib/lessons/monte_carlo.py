@@ -324,6 +324,32 @@ class LeapState:
     divergent_fraction: float
 
 
+def leap_state(post: ToyPosterior, store: dict, eps: float, n_steps: int) -> LeapState:
+    """The leapfrog panel's state: the drawn trajectory and the stored library runs at (ε, L)."""
+    if eps not in SWEEP_STEPS or n_steps not in SWEEP_LENGTHS:
+        raise ValueError(f"eps must be one of {SWEEP_STEPS} and n_steps one of {SWEEP_LENGTHS} (the stored runs), "
+                         f"got {eps!r}, {n_steps!r}")
+    path, energy = leapfrog(post, LEAP_START, LEAP_MOMENTUM, eps, n_steps)
+    dH = energy[-1] - energy[0] if path.shape[0] == n_steps + 1 else np.inf
+    i, j = SWEEP_STEPS.index(eps), SWEEP_LENGTHS.index(n_steps)
+    return LeapState(float(eps), int(n_steps), path, energy, float(min(1.0, np.exp(-dH))),
+                     float(store["sweep_accept_prob"][i, j]), float(store["sweep_divergent_fraction"][i, j]))
+
+
+def where_it_opens(panel: str) -> str:
+    """The paragraph before a panel saying what its readout shows at the start (Markdown)."""
+    r = toy_runs()
+    if panel == "MonteCarloPanel":
+        return (f"**Where it opens.** All {N_OPTIONS[-1]} draws per chain: the estimate {r.estimate[-1]:.4f} ± "
+                f"{r.se[-1]:.4f} against the exact {r.exact:.4f} and the full KL Gaussian's {r.kl_full:.4f}.")
+    if panel == "LeapfrogPanel":
+        st = leap_state(r.post, r.store, **LeapfrogPanel.START)
+        return (f"**Where it opens.** At ε, L = {st.eps:g}, {st.n_steps}: this trajectory's acceptance is "
+                f"{st.accept_drawn:.3f}, and the library's runs at that setting accepted {st.accept_prob:.3f} "
+                "on average.")
+    raise ValueError(f"panel must be 'MonteCarloPanel' or 'LeapfrogPanel', got {panel!r}")
+
+
 class LeapfrogPanel(FigurePanel):
     """A leapfrog trajectory over the contours for step ε and L steps; the library's acceptance."""
 
@@ -341,22 +367,20 @@ class LeapfrogPanel(FigurePanel):
         (self._path,) = ax.plot([], [], "o-", color="C3", ms=3, lw=1.2)
         (self._start_star,) = ax.plot(*LEAP_START, "k*", ms=9)
         opts = dict(continuous_update=True, style={"description_width": "initial"})
-        controls = {"eps": w.SelectionSlider(options=list(SWEEP_STEPS), value=SWEEP_STEPS[2],
+        controls = {"eps": w.SelectionSlider(options=list(SWEEP_STEPS), value=self.START["eps"],
                                              description="step size ε", **opts),
-                    "n_steps": w.SelectionSlider(options=list(SWEEP_LENGTHS), value=SWEEP_LENGTHS[-1],
+                    "n_steps": w.SelectionSlider(options=list(SWEEP_LENGTHS), value=self.START["n_steps"],
                                                  description="leapfrog steps L", **opts)}
         super().__init__(controls, fig)
 
     def animated_artists(self) -> list:
         return [self._path, self._start_star]
 
+    #: where the sliders start
+    START = {"eps": SWEEP_STEPS[2], "n_steps": SWEEP_LENGTHS[-1]}
+
     def compute(self, eps, n_steps):
-        path, energy = leapfrog(self.post, LEAP_START, LEAP_MOMENTUM, eps, n_steps)
-        dH = energy[-1] - energy[0] if path.shape[0] == n_steps + 1 else np.inf
-        i, j = SWEEP_STEPS.index(eps), SWEEP_LENGTHS.index(n_steps)
-        return LeapState(float(eps), int(n_steps), path, energy, float(min(1.0, np.exp(-dH))),
-                         float(self.store["sweep_accept_prob"][i, j]),
-                         float(self.store["sweep_divergent_fraction"][i, j]))
+        return leap_state(self.post, self.store, eps, n_steps)
 
     def draw(self, state: LeapState) -> None:
         self._path.set_data(state.path[:, 0], state.path[:, 1])
@@ -364,6 +388,7 @@ class LeapfrogPanel(FigurePanel):
     def format_readout(self, state: LeapState) -> str:
         dH = state.energy[-1] - state.energy[0] if state.path.shape[0] == state.n_steps + 1 else np.inf
         return self.readout_table([
+            ("step ε, steps L", f"{state.eps:g}, {state.n_steps}"),
             ("ΔH of this trajectory", f"{dH:.3g}"), ("its acceptance min(1, e^−ΔH)", f"{state.accept_drawn:.3f}"),
             ("library HMC: mean acceptance", f"{state.accept_prob:.3f}"),
             ("library HMC: divergent", f"{100 * state.divergent_fraction:.1f} %"),
@@ -569,5 +594,5 @@ __all__ = ["EXERCISES", "chain_table", "cost_summary", "cost_table", "diagnostic
            "replicate_table", "sweep_table", "LEAP_MOMENTUM", "LEAP_START", "LeapState", "LeapfrogPanel", "MCState",
            "MonteCarloPanel", "N_OPTIONS", "ToyRuns", "diagnostics", "draws_figure", "draws_needed",
            "exact_predictive_mean", "fold", "folded_marginals", "gaussian_predictive_mean", "leapfrog",
-           "marginal_tests", "plot_boston_traces", "plot_draws", "running_estimate", "toy_runs",
-           "write_figures"]
+           "leap_state", "marginal_tests", "plot_boston_traces", "plot_draws", "running_estimate", "toy_runs",
+           "where_it_opens", "write_figures"]
