@@ -292,6 +292,8 @@ class MonteCarloPanel(FigurePanel):
         return [*self._dots, self._mark]
 
     def compute(self, n):
+        if n not in N_OPTIONS:
+            raise ValueError(f"n must be one of the draw counts {N_OPTIONS}, got {n!r}")
         i = N_OPTIONS.index(n)
         r = self.runs
         return MCState(int(n), float(r.estimate[i]), float(r.se[i]), float(r.estimate[i] - r.exact))
@@ -517,15 +519,11 @@ def plot_boston_traces(axes, chains: dict) -> list:
     return arts
 
 
-def draws_figure():
+def write_figures(outdir) -> list[Path]:
+    """Write the lesson's main figure, ``monte_carlo_draws.png`` (:func:`plot_draws`), into ``outdir``."""
     fig, axes = new_figure(10.5, 3.4, ncols=3)
     plot_draws(axes)
-    return fig
-
-
-def write_figures(outdir) -> list[Path]:
-    """Write the lesson's main figure, ``monte_carlo_draws.png``, into ``outdir``."""
-    return [save_figure(draws_figure(), Path(outdir) / "monte_carlo_draws.png")]
+    return [save_figure(fig, Path(outdir) / "monte_carlo_draws.png")]
 
 
 # ---------------------------------------------------------------------------
@@ -540,7 +538,8 @@ def _check_q1(ex1_panel, n_needed):
     r = ex1_panel.runs
     target = abs(r.kl_full - r.exact) / 2
     want = next((k for k, s in zip(N_OPTIONS, r.se) if s <= target), None)
-    if ex1_panel.state is None or ex1_panel.state.n != n:
+    st = getattr(ex1_panel, "state", None)
+    if st is None or st.n != n:
         return "leave the panel's slider at your answer, so that the check can read it."
     if n != want:
         return ("read the ± in the readout as you move the slider: the first n (per chain) whose standard "
@@ -549,8 +548,9 @@ def _check_q1(ex1_panel, n_needed):
 
 
 def _wrong_q1(ns):
-    p = MonteCarloPanel()
-    return {"ex1_panel": p, "n_needed": p.state.n if p.state is not None else N_OPTIONS[-1]}
+    p = MonteCarloPanel()  # a panel of its own, left at the start (all draws): the lesson's stays as shown
+    p.update()
+    return {"ex1_panel": p, "n_needed": p.state.n}
 
 
 def _check_q2(n_for_quarter_se):
@@ -568,7 +568,7 @@ def _check_q3(ex3_panel, accept_drawn):
     if not isinstance(ex3_panel, LeapfrogPanel):
         raise AnswerError("ex3_panel must be a LeapfrogPanel")
     a = real("accept_drawn", accept_drawn)
-    st = ex3_panel.state
+    st = getattr(ex3_panel, "state", None)
     if st is None or (st.eps, st.n_steps) != (0.065, 20):
         return "set the panel to ε = 0.065 and L = 20 and leave it there."
     if not close(a, st.accept_drawn, 1e-3):
@@ -592,7 +592,7 @@ EXERCISES = ExerciseSet("09_monte_carlo.ipynb", (
 
 __all__ = ["EXERCISES", "chain_table", "cost_summary", "cost_table", "diagnostics_table", "estimate_table",
            "replicate_table", "sweep_table", "LEAP_MOMENTUM", "LEAP_START", "LeapState", "LeapfrogPanel", "MCState",
-           "MonteCarloPanel", "N_OPTIONS", "ToyRuns", "diagnostics", "draws_figure", "draws_needed",
+           "MonteCarloPanel", "N_OPTIONS", "ToyRuns", "diagnostics", "draws_needed",
            "exact_predictive_mean", "fold", "folded_marginals", "gaussian_predictive_mean", "leapfrog",
            "leap_state", "marginal_tests", "plot_boston_traces", "plot_draws", "running_estimate", "toy_runs",
            "where_it_opens", "write_figures"]

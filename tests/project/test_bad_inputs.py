@@ -941,6 +941,10 @@ PANEL_CASES = [
     ("NeuronPanel", "seed", "x", r"seed must be an integer"),
     ("ModeratedPanel", "distance", np.nan, r"distance must be a finite real number"),
     ("ModeratedPanel", "distance", 1e9, r"distance must be one of the stored distances"),
+    ("MonteCarloPanel", "n", 7, r"n must be one of the draw counts"),
+    ("MonteCarloPanel", "n", 2.5, r"n must be one of the draw counts"),
+    ("LeapfrogPanel", "eps", 0.0, r"eps must be one of"),
+    ("LeapfrogPanel", "n_steps", 3, r"n_steps one of"),
 ]
 
 
