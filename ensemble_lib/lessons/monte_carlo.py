@@ -270,7 +270,7 @@ class MonteCarloPanel(FigurePanel):
         wd = self.runs.store["main_w"]
         self._dots = [ax.plot([], [], ".", ms=3, color=f"C{c}", label=f"chain {c + 1}")[0]
                       for c in range(wd.shape[0])]
-        ax.legend(loc="lower right", fontsize=7, markerscale=2)
+        self._legends = [ax.legend(loc="lower right", fontsize=7, markerscale=2, framealpha=1)]
         ns = np.array(N_OPTIONS) * wd.shape[0]
         r = self.runs
         bx.fill_between(ns, r.estimate - 2 * r.se, r.estimate + 2 * r.se, color="C0", alpha=0.25,
@@ -281,7 +281,7 @@ class MonteCarloPanel(FigurePanel):
         bx.set_xscale("log")
         bx.set_xlabel("draws (all chains)")
         bx.set_ylabel(f"⟨f(x* = {float(r.store['x_star']):g})⟩")
-        bx.legend(fontsize=7, loc="upper right")
+        self._legends.append(bx.legend(fontsize=7, loc="upper right", framealpha=1))
         self._mark = bx.axvline(ns[-1], color="0.3", ls=":", lw=1)
         controls = {"n": w.SelectionSlider(options=list(N_OPTIONS), value=N_OPTIONS[-1],
                                            description="draws per chain n", continuous_update=True,
@@ -290,6 +290,9 @@ class MonteCarloPanel(FigurePanel):
 
     def animated_artists(self) -> list:
         return [*self._dots, self._mark]
+
+    def overlay_artists(self) -> list:  # the legends (opaque), over the dots and the marker
+        return self._legends
 
     def compute(self, n):
         if n not in N_OPTIONS:
@@ -366,8 +369,8 @@ class LeapfrogPanel(FigurePanel):
         plot_posterior_contours(ax, self.post.grid(n=121, extent=(u0, u1, v0, v1)))
         ax.set_xlim(u0, u1)
         ax.set_ylim(v0, v1)
-        (self._path,) = ax.plot([], [], "o-", color="C3", ms=3, lw=1.2)
-        (self._start_star,) = ax.plot(*LEAP_START, "k*", ms=9)
+        self._path = ax.plot([], [], "o-", color="C3", ms=3, lw=1.2)[0]
+        self._start_star = ax.plot(*LEAP_START, "k*", ms=9)[0]
         opts = dict(continuous_update=True, style={"description_width": "initial"})
         controls = {"eps": w.SelectionSlider(options=list(SWEEP_STEPS), value=self.START["eps"],
                                              description="step size ε", **opts),
@@ -378,7 +381,6 @@ class LeapfrogPanel(FigurePanel):
     def animated_artists(self) -> list:
         return [self._path, self._start_star]
 
-    #: where the sliders start
     START = {"eps": SWEEP_STEPS[2], "n_steps": SWEEP_LENGTHS[-1]}
 
     def compute(self, eps, n_steps):
