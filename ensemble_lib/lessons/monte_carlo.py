@@ -35,6 +35,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from ..core import validation as check
+from ..inference.toy_fits import fit_all
 from ..models.toy import ToyPosterior
 from ..studies.toy_hmc import SWEEP_LENGTHS, SWEEP_STEPS, X_STAR, load_store, predictive_draws, toy_posterior
 from ..ui.exercises import AnswerError, Exercise, ExerciseSet, close, real, whole_number
@@ -53,7 +54,8 @@ def _arviz():
     """Import ArviZ (the ``reference`` extra) without its refactoring notice."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        import arviz  # optional dependency, loaded on first use
+        # heavy optional dependency (the reference extra), loaded on first use
+        import arviz
     return arviz
 
 
@@ -223,8 +225,6 @@ def toy_runs() -> ToyRuns:
     """Load the store and compute the answers once (a module cache: every panel shares it)."""
     global _RUNS
     if _RUNS is None:
-        from ..inference.toy_fits import fit_all
-
         post = toy_posterior()
         store = load_store()
         fits = fit_all(post)

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.special import erf
 
 from ..core import validation as check
 from ..inference.hmc import SamplerSettings, sample_toy
@@ -63,8 +64,6 @@ def toy_posterior() -> ToyPosterior:
 
 def predictive_draws(w, x_star: float = X_STAR) -> np.ndarray:
     """f(x*, w) = v σ(u x*) for draws ``w`` of shape (..., 2) (B&B (1)–(2), H = 1, no bias)."""
-    from scipy.special import erf
-
     w = np.asarray(w, float)
     x_star = check.real("x_star", x_star)
     return w[..., 1] * erf(w[..., 0] * x_star / np.sqrt(2.0))
