@@ -96,12 +96,18 @@ _N_DEVICES = 4
 # ---------------------------------------------------------------------------
 
 
-def _jax():
-    """Import jax and numpyro (setting the host device count and float64 first)."""
+def host_device_flag() -> None:
+    """Ask XLA for :data:`_N_DEVICES` host devices (parallel chains), if JAX is not imported yet and
+    ``XLA_FLAGS`` does not set a count already. A process that imports JAX itself calls this first."""
     if "jax" not in sys.modules:
         flags = os.environ.get("XLA_FLAGS", "")
         if _DEVICE_FLAG not in flags:
             os.environ["XLA_FLAGS"] = (flags + f" {_DEVICE_FLAG}={_N_DEVICES}").strip()
+
+
+def _jax():
+    """Import jax and numpyro (setting the host device count and float64 first)."""
+    host_device_flag()
     try:  # heavy optional dependency, loaded on first use
         import jax
         import numpyro
@@ -541,5 +547,5 @@ def _finish(model, chain_w, X_train, alpha, beta, div, seconds, info, n_hidden, 
                      info, n_hidden, bool(sampled), moves["accept_prob"], moves["n_leapfrog"])
 
 
-__all__ = ["HMCResult", "SamplerSettings", "package_versions", "sample_linear", "sample_network",
+__all__ = ["HMCResult", "SamplerSettings", "host_device_flag", "package_versions", "sample_linear", "sample_network",
            "sample_toy"]

@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("numpyro")
 
-import _jax_cache  # noqa: E402
 from ensemble_lib.studies import hmc_chains, hmc_reference  # noqa: E402
 
-compilation_cache = pytest.fixture(scope="module", autouse=True)(_jax_cache.compilation_cache)
+# no persistent compilation cache here (tests/_jax_cache.py): with it, the re-run's draws parted from the
+# stored command's after some hundred transitions on this machine; without it they agree to the bit
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +33,7 @@ def test_stored_traces_rederive_from_their_config(stored):
     config, settings = hmc_chains.config_from_stored(stored)
     again = hmc_chains.chain_traces(stored["dataset"], stored["index"], config, settings, stored["thin"])
     assert hmc_chains.stored_config(again) == hmc_chains.stored_config(stored)
+    assert again["chain_method"] == stored["chain_method"], "JAX started with fewer host devices (tests/conftest.py)"
     assert again["f_train_index"] == stored["f_train_index"]
     for name in stored["traces"]:
         np.testing.assert_allclose(again["traces"][name], stored["traces"][name], rtol=1e-5, atol=1e-8)
