@@ -8,14 +8,6 @@ example database (`make test` writes nothing into the work tree). A test sets it
 
 from hypothesis import settings
 
-from ensemble_lib.inference import hmc as _hmc
-
-# JAX reads its host device count once, when it is first imported, and `pytest.importorskip("numpyro")`
-# imports it before ensemble_lib.inference.hmc can set it: set it here, as hmc does, so that the tests'
-# HMC runs use the parallel chains the stored references were made with (the two chain methods give
-# different draws for the same seed).
-_hmc.host_device_flag()
-
 settings.register_profile("ensemble", derandomize=True, deadline=None, database=None,
                           print_blob=True)
 settings.load_profile("ensemble")

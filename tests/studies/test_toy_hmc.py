@@ -6,6 +6,11 @@ replicate seeds, and compares them with the store up to what floating point can 
 The store's numbers are checked against the exact posterior in tests/lessons/test_monte_carlo.py.
 """
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,8 +18,8 @@ pytest.importorskip("numpyro")
 
 from ensemble_lib.studies import toy_hmc  # noqa: E402
 
-# no persistent compilation cache here (tests/_jax_cache.py): with it, the re-run's draws parted from the
-# stored command's after some hundred transitions on this machine; without it they agree to the bit
+ROOT = Path(__file__).resolve().parents[2]
+
 
 
 @pytest.fixture(scope="module")
@@ -32,20 +37,30 @@ def test_store_records_its_settings(stored):
     assert stored["rep_seeds"].tolist() == list(range(1, toy_hmc.N_REPLICATES + 1))
 
 
-def test_store_rederives_from_its_settings(stored):
+_RERUN = """
+import sys
+from ensemble_lib.studies import toy_hmc
+from ensemble_lib.studies.store import save_npz
+save_npz(toy_hmc.compute_store(n_replicates=2, steps=(toy_hmc.SWEEP_STEPS[2], toy_hmc.SWEEP_STEPS[-1])), sys.argv[1])
+"""
+
+
+def test_store_rederives_from_its_settings(stored, tmp_path):
+    """The runs, made again in a process of their own (JAX fixes its host device count, and so whether
+    the chains run in parallel as the stored runs did, when first imported), agree with the store."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = tmp_path / "again.npz"
+    subprocess.run([sys.executable, "-c", _RERUN, str(out)], check=True, env=env, cwd=ROOT, capture_output=True)
+    again = toy_hmc.load_store(out)
     steps = (toy_hmc.SWEEP_STEPS[2], toy_hmc.SWEEP_STEPS[-1])
-    again = toy_hmc.compute_store(n_replicates=2, steps=steps)
     np.testing.assert_allclose(again["main_w"], stored["main_w"], rtol=1e-6, atol=1e-8)
     assert again["main_divergences"].tolist() == stored["main_divergences"].tolist()
     assert again["main_n_leapfrog"].tolist() == stored["main_n_leapfrog"].tolist()
     rows = [toy_hmc.SWEEP_STEPS.index(e) for e in steps]
     np.testing.assert_allclose(again["sweep_accept_prob"], stored["sweep_accept_prob"][rows], rtol=1e-6)
     np.testing.assert_allclose(again["sweep_divergent_fraction"], stored["sweep_divergent_fraction"][rows])
-    # a replicate agrees to floating point, or, where a chain's path parted from the stored one (NUTS
-    # amplifies a last-bit difference into other draws: seen once on this machine for seed 2), within
-    # four of the two runs' combined standard errors
-    for a, s_a, b, s_b in zip(again["rep_estimate"], again["rep_se"], stored["rep_estimate"], stored["rep_se"]):
-        assert a == pytest.approx(b, rel=1e-6) or abs(a - b) < 4 * np.hypot(s_a, s_b), (a, b)
+    np.testing.assert_allclose(again["rep_estimate"], stored["rep_estimate"][:2], rtol=1e-6)
+    np.testing.assert_allclose(again["rep_se"], stored["rep_se"][:2], rtol=1e-6)
 
 
 def test_predictive_draws_are_the_toy_network_output():
