@@ -55,8 +55,8 @@ FILE_SECONDS = {
     "tests/lessons/test_model_choice.py": 3,
     "notebooks/01_toy_posterior_laplace_vs_kl.ipynb": 3,
     "notebooks/09_monte_carlo.ipynb": 5,
-    "tests/studies/test_toy_hmc.py": 10,
-    "tests/studies/test_hmc_chains.py": 10,
+    "tests/studies/test_toy_hmc.py": 60,
+    "tests/studies/test_hmc_chains.py": 45,
 }
 
 
