@@ -60,6 +60,9 @@ FILE_SECONDS = {
     "tests/inference/test_ard.py": 3,
     "tests/lessons/test_model_choice.py": 3,
     "notebooks/01_toy_posterior_laplace_vs_kl.ipynb": 3,
+    "notebooks/09_monte_carlo.ipynb": 5,
+    "tests/studies/test_toy_hmc.py": 60,
+    "tests/studies/test_hmc_chains.py": 45,
 }
 
 

@@ -96,12 +96,18 @@ _N_DEVICES = 4
 # ---------------------------------------------------------------------------
 
 
-def _jax():
-    """Import jax and numpyro (setting the host device count and float64 first)."""
+def host_device_flag() -> None:
+    """Ask XLA for :data:`_N_DEVICES` host devices (parallel chains), if JAX is not imported yet and
+    ``XLA_FLAGS`` does not set a count already. A process that imports JAX itself calls this first."""
     if "jax" not in sys.modules:
         flags = os.environ.get("XLA_FLAGS", "")
         if _DEVICE_FLAG not in flags:
             os.environ["XLA_FLAGS"] = (flags + f" {_DEVICE_FLAG}={_N_DEVICES}").strip()
+
+
+def _jax():
+    """Import jax and numpyro (setting the host device count and float64 first)."""
+    host_device_flag()
     try:  # heavy optional dependency, loaded on first use
         import jax
         import numpyro
@@ -175,6 +181,11 @@ class HMCResult:
         for the network, ``"alpha"``, ``"beta"``.
     divergences : ndarray of int, shape (n_chains,)
         Divergent transitions after warm-up, per chain.
+    accept_prob : ndarray, shape (n_chains,)
+        Mean acceptance probability of the kept transitions, per chain (NumPyro's
+        ``accept_prob``: for NUTS the average over the trajectory's points).
+    n_leapfrog : ndarray of int, shape (n_chains,)
+        Leapfrog steps (each one gradient evaluation) of the kept transitions, per chain.
     seconds : float
         Wall time of the sampler (including JAX compilation).
     settings : dict
@@ -196,6 +207,8 @@ class HMCResult:
     settings: dict
     n_hidden: int | None = None
     sampled_hyperparameters: bool = False
+    accept_prob: np.ndarray | None = None
+    n_leapfrog: np.ndarray | None = None
 
     @property
     def n_chains(self) -> int:
@@ -350,25 +363,50 @@ def network_model(X, y, n_hidden: int, a: float, b: float, c: float, d: float):
 # ---------------------------------------------------------------------------
 
 
-def _run(model, args, settings: SamplerSettings, seed, keep):
-    """Run NUTS and return per-chain numpy draws of ``keep`` sites, divergences, seconds, method."""
-    jax, numpyro = _jax()
-    from numpyro.infer import MCMC, NUTS  # heavy optional dependency, loaded on first use
+def _kernel(model, settings: SamplerSettings, step_size, num_steps):
+    """NUTS with an adapted step size (the default); or, with ``step_size``, a fixed step and an
+    identity mass matrix (no adaptation), NUTS or, with ``num_steps`` too, plain HMC with that
+    many leapfrog steps per transition."""
+    from numpyro.infer import HMC, NUTS  # heavy optional dependency, loaded on first use
 
+    if step_size is None:
+        if num_steps is not None:
+            raise ValueError("num_steps needs a fixed step_size (give both, or neither)")
+        return NUTS(model, target_accept_prob=settings.target_accept_prob,
+                    max_tree_depth=settings.max_tree_depth), {}
+    step_size = check.positive("step_size", step_size, upper=1e3)
+    fixed = {"step_size": step_size}
+    if num_steps is None:
+        return NUTS(model, step_size=step_size, adapt_step_size=False, adapt_mass_matrix=False,
+                    max_tree_depth=settings.max_tree_depth), fixed
+    num_steps = check.integer("num_steps", num_steps, low=1, high=10_000)
+    # trajectory_length=None: NumPyro would otherwise rescale the step to 2π / num_steps
+    return HMC(model, step_size=step_size, num_steps=num_steps, trajectory_length=None,
+               adapt_step_size=False, adapt_mass_matrix=False), {**fixed, "num_steps": num_steps}
+
+
+def _run(model, args, settings: SamplerSettings, seed, keep, step_size=None, num_steps=None):
+    """Run the sampler; per-chain numpy draws of ``keep`` sites, divergences, seconds, settings,
+    and the per-chain mean acceptance probability and leapfrog steps of the kept transitions."""
+    jax, numpyro = _jax()
+    from numpyro.infer import MCMC  # heavy optional dependency, loaded on first use
+
+    kernel, fixed = _kernel(model, settings, step_size, num_steps)
     seed = _seed_int(seed)
     method = "parallel" if jax.local_device_count() >= settings.num_chains else "sequential"
-    kernel = NUTS(model, target_accept_prob=settings.target_accept_prob,
-                  max_tree_depth=settings.max_tree_depth)
     mcmc = MCMC(kernel, num_warmup=settings.num_warmup, num_samples=settings.num_samples,
                 num_chains=settings.num_chains, chain_method=method, progress_bar=False)
     t0 = time.perf_counter()
-    mcmc.run(jax.random.PRNGKey(seed), *args, extra_fields=("diverging",))
+    mcmc.run(jax.random.PRNGKey(seed), *args, extra_fields=("diverging", "accept_prob", "num_steps"))
     samples = mcmc.get_samples(group_by_chain=True)
     draws = {k: np.asarray(samples[k], dtype=float) for k in keep}
-    div = np.asarray(mcmc.get_extra_fields(group_by_chain=True)["diverging"])
+    extra = mcmc.get_extra_fields(group_by_chain=True)
+    div = np.asarray(extra["diverging"])
     seconds = time.perf_counter() - t0
-    info = {**settings.as_dict(), "seed": seed, "chain_method": method}
-    return draws, div.sum(axis=1).astype(int), seconds, info
+    info = {**settings.as_dict(), **fixed, "seed": seed, "chain_method": method}
+    moves = {"accept_prob": np.asarray(extra["accept_prob"], float).mean(axis=1),
+             "n_leapfrog": np.asarray(extra["num_steps"]).sum(axis=1).astype(int)}
+    return draws, div.sum(axis=1).astype(int), seconds, info, moves
 
 
 def _diagnostics(sites: dict) -> tuple[dict, dict]:
@@ -387,7 +425,8 @@ def _settings(num_warmup, num_samples, num_chains, target_accept_prob, max_tree_
 
 def sample_toy(post, *, seed, num_warmup: int = 1000, num_samples: int = 1000,
                num_chains: int = 2, target_accept_prob: float = 0.8,
-               max_tree_depth: int = 10) -> HMCResult:
+               max_tree_depth: int = 10, step_size: float | None = None,
+               num_steps: int | None = None) -> HMCResult:
     """NUTS on the toy posterior ``P(u, v | D) ∝ exp{−βE_D − (α/2)(u² + v²)}`` (B&B (6)) at fixed α, β.
 
     Parameters
@@ -398,20 +437,32 @@ def sample_toy(post, *, seed, num_warmup: int = 1000, num_samples: int = 1000,
         Becomes the ``jax.random.PRNGKey`` (a Generator gives one integer).
     num_warmup, num_samples, num_chains, target_accept_prob, max_tree_depth
         NUTS settings (NumPyro's names; samples are per chain).
+    step_size : float, optional
+        A fixed leapfrog step size in (0, 1000] in the units of (u, v): no step-size or
+        mass-matrix adaptation (identity mass), to show what the step does (lesson 9).
+        Default: NUTS adapts it to ``target_accept_prob`` during warm-up.
+    num_steps : int, optional
+        With ``step_size``: plain HMC (NumPyro's ``HMC``) with this many leapfrog steps per
+        transition (1 to 10 000) instead of NUTS's adaptive trajectory.
 
     Returns
     -------
     HMCResult
         ``chain_w[..., 0]`` = u, ``chain_w[..., 1]`` = v. The posterior has two
         mirror modes ``(u, v) ↔ (−u, −v)``; a chain may stay in one of them.
+        ``accept_prob`` and ``n_leapfrog`` say how the trajectories fared.
     """
     if not isinstance(post, ToyPosterior):
         raise ValueError(f"post must be a ToyPosterior, got {type(post).__name__}")
     st = _settings(num_warmup, num_samples, num_chains, target_accept_prob, max_tree_depth)
-    draws, div, sec, info = _run(toy_model, (post.x, post.t, post.alpha, post.beta), st, seed,
-                                 ("u", "v"))
+    if step_size is not None:  # checked before JAX is loaded
+        step_size = check.positive("step_size", step_size, upper=1e3)
+    if num_steps is not None:
+        num_steps = check.integer("num_steps", num_steps, low=1, high=10_000)
+    draws, div, sec, info, moves = _run(toy_model, (post.x, post.t, post.alpha, post.beta), st, seed,
+                                        ("u", "v"), step_size, num_steps)
     w = np.stack([draws["u"], draws["v"]], axis=-1)
-    return _finish("toy", w, post.x, post.alpha, post.beta, div, sec, info, None)
+    return _finish("toy", w, post.x, post.alpha, post.beta, div, sec, info, None, moves)
 
 
 def sample_linear(post, *, seed, num_warmup: int = 1000, num_samples: int = 1000,
@@ -426,9 +477,9 @@ def sample_linear(post, *, seed, num_warmup: int = 1000, num_samples: int = 1000
     if not isinstance(post, LinearGaussianPosterior):
         raise ValueError(f"post must be a LinearGaussianPosterior, got {type(post).__name__}")
     st = _settings(num_warmup, num_samples, num_chains, target_accept_prob, max_tree_depth)
-    draws, div, sec, info = _run(linear_model, (post.Phi, post.t, post.alpha, post.beta), st, seed,
-                                 ("w",))
-    return _finish("linear", draws["w"], post.Phi, post.alpha, post.beta, div, sec, info, None)
+    draws, div, sec, info, moves = _run(linear_model, (post.Phi, post.t, post.alpha, post.beta), st,
+                                        seed, ("w",))
+    return _finish("linear", draws["w"], post.Phi, post.alpha, post.beta, div, sec, info, None, moves)
 
 
 def sample_network(X, y, n_hidden: int, prior=None, *, seed, num_warmup: int = 1000,
@@ -475,14 +526,14 @@ def sample_network(X, y, n_hidden: int, prior=None, *, seed, num_warmup: int = 1
     if not isinstance(prior, GammaHyperprior):
         raise ValueError(f"prior must be a GammaHyperprior, got {type(prior).__name__}")
     st = _settings(num_warmup, num_samples, num_chains, target_accept_prob, max_tree_depth)
-    draws, div, sec, info = _run(network_model,
-                                 (X, y, n_hidden, prior.a, prior.b, prior.c, prior.d), st, seed,
-                                 ("w", "alpha", "beta"))
+    draws, div, sec, info, moves = _run(network_model,
+                                        (X, y, n_hidden, prior.a, prior.b, prior.c, prior.d), st,
+                                        seed, ("w", "alpha", "beta"))
     return _finish("network", draws["w"], X, draws["alpha"], draws["beta"], div, sec, info,
-                   n_hidden)
+                   n_hidden, moves)
 
 
-def _finish(model, chain_w, X_train, alpha, beta, div, seconds, info, n_hidden) -> HMCResult:
+def _finish(model, chain_w, X_train, alpha, beta, div, seconds, info, n_hidden, moves) -> HMCResult:
     C, S = chain_w.shape[:2]
     sampled = np.ndim(alpha) > 0
     chain_alpha = np.asarray(alpha, float) if sampled else np.full((C, S), float(alpha))
@@ -493,8 +544,8 @@ def _finish(model, chain_w, X_train, alpha, beta, div, seconds, info, n_hidden) 
         sites.update(alpha=chain_alpha, beta=chain_beta)
     r_hat, ess = _diagnostics(sites)
     return HMCResult(model, chain_w, chain_alpha, chain_beta, r_hat, ess, div, float(seconds),
-                     info, n_hidden, bool(sampled))
+                     info, n_hidden, bool(sampled), moves["accept_prob"], moves["n_leapfrog"])
 
 
-__all__ = ["HMCResult", "SamplerSettings", "package_versions", "sample_linear", "sample_network",
+__all__ = ["HMCResult", "SamplerSettings", "host_device_flag", "package_versions", "sample_linear", "sample_network",
            "sample_toy"]

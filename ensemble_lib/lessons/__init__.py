@@ -12,6 +12,7 @@ module                      notebook
 :mod:`.model_choice`        ``06_choosing_the_model`` (a package, one module per topic)
 :mod:`.mixture`             ``07_mixture_of_gaussians``
 :mod:`.classification`      ``08_classification``
+:mod:`.monte_carlo`         ``09_monte_carlo``
 ==========================  ======================================================
 
 Lessons never import each other: what two lessons share lives in the library

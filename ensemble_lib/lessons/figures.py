@@ -19,9 +19,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..studies.store import FIGURES_DIR, replace_if_changed
-from . import bound, classification, mean_sigma, mixture, model_choice, networks, stochastic_vi, toy_posterior
-from ..studies.store import check_argv
+from ..studies.store import FIGURES_DIR, check_argv, replace_if_changed
+from . import (bound, classification, mean_sigma, mixture, model_choice, monte_carlo, networks, stochastic_vi,
+               toy_posterior)
 
 #: every lesson's ``write_figures(outdir)``, in the order they run (lesson 4's also draws Table 1's)
 WRITERS = [
@@ -33,6 +33,7 @@ WRITERS = [
     model_choice.write_figures,
     mixture.write_figures,
     classification.write_figures,
+    monte_carlo.write_figures,
 ]
 
 

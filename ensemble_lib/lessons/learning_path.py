@@ -128,6 +128,20 @@ LESSONS = [
         module="classification",
         panels=('NeuronPanel', 'ModeratedPanel'),
     ),
+    Lesson(
+        "09_monte_carlo.ipynb",
+        "Monte Carlo as an inference method",
+        "the third way of B&B §1.3: NUTS draws on the toy against the exact posterior, a Monte Carlo estimate whose "
+        "standard error shrinks as 1/√n beside the ensemble's biased answer and what each costs; leapfrog "
+        "trajectories, acceptance and divergences; ArviZ diagnostics on invariant quantities, and Boston chains "
+        "stuck in different modes",
+        "Barber & Bishop §1.3 (eq. 14); MacKay 'Probable networks' §4.1, §5.1, §5.4",
+        "monte_carlo_draws.png",
+        "NUTS draws from four chains over the toy posterior's contours, each chain in one of the two mirror modes, "
+        "and histograms of the folded draws lying on the exact marginals",
+        module="monte_carlo",
+        panels=('MonteCarloPanel', 'LeapfrogPanel'),
+    ),
 ]
 
 

@@ -34,6 +34,7 @@ from ensemble_lib.inference import local_mass, noisy_retraining
 from ensemble_lib.models import classification
 from ensemble_lib.core.gaussian import ellipse_geometry
 from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
+from ensemble_lib.lessons import monte_carlo
 from ensemble_lib.lessons import mixture as mixture_lesson
 from ensemble_lib.studies import datasets, table1
 from ensemble_lib.ui import memo, plotting, progress, solution, tables, voila
@@ -698,6 +699,17 @@ CASES = [
     C(lambda: hmc.sample_toy(lin(), seed=0), r"post must be a ToyPosterior", id="hmc-toy-post", on="inference.hmc.sample_toy"),
     C(lambda: hmc.sample_toy(toy(), seed=-1, num_samples=4, num_warmup=1), r"seed must be an integer in \[0, 4294967295\]", id="hmc-toy-seed", on="inference.hmc.sample_toy"),
     C(lambda: hmc.sample_toy(toy(), seed=0, num_chains=0), r"num_chains must be an integer", id="hmc-toy-chains", on="inference.hmc.sample_toy"),
+    C(lambda: hmc.sample_toy(toy(), seed=0, step_size=0.0), r"step_size must be a finite number > 0, got 0", id="hmc-toy-step-zero", on="inference.hmc.sample_toy"),
+    C(lambda: hmc.sample_toy(toy(), seed=0, step_size=-0.1), r"step_size must be a finite number > 0", id="hmc-toy-step-negative", on="inference.hmc.sample_toy"),
+    C(lambda: hmc.sample_toy(toy(), seed=0, step_size=0.1, num_steps=2.5), r"num_steps must be an integer", id="hmc-toy-num-steps", on="inference.hmc.sample_toy"),
+    C(lambda: hmc.sample_toy(toy(), seed=0, num_samples=100.5), r"num_samples must be an integer >= 4, got 100.5", id="hmc-toy-draws-float", on="inference.hmc.sample_toy"),
+    C(lambda: hmc.sample_network(*net_data(), 1, seed=0, num_chains=0), r"num_chains must be an integer in \[1, 64\], got 0", id="hmc-net-chains-zero", on="inference.hmc.sample_network"),
+    C(lambda: monte_carlo.leapfrog(toy(), [0.1, 1.0], [1.0, 0.0], 0.0, 10), r"eps must be a finite number > 0", id="mc-leapfrog-eps", on="lessons.monte_carlo.leapfrog"),
+    C(lambda: monte_carlo.leapfrog(toy(), [0.1, 1.0], [1.0, 0.0], 0.01, 2.5), r"n_steps must be an integer", id="mc-leapfrog-steps", on="lessons.monte_carlo.leapfrog"),
+    C(lambda: monte_carlo.running_estimate(np.ones((0, 10))), r"f_chains must", id="mc-running-no-chains", on="lessons.monte_carlo.running_estimate"),
+    C(lambda: monte_carlo.exact_predictive_mean(lin()), r"post must be a ToyPosterior", id="mc-exact-post", on="lessons.monte_carlo.exact_predictive_mean"),
+    C(lambda: monte_carlo.gaussian_predictive_mean([0.0, 1.0], [[0.0, 0.0], [0.0, 1.0]]), r"cov\[0, 0\] > 0", id="mc-gauss-cov", on="lessons.monte_carlo.gaussian_predictive_mean"),
+    C(lambda: monte_carlo.draws_needed(0.1, 0.0), r"target must be a finite number > 0", id="mc-draws-target", on="lessons.monte_carlo.draws_needed"),
     C(lambda: hmc.sample_linear(toy(), seed=0), r"post must be a LinearGaussianPosterior", id="hmc-lin-post", on="inference.hmc.sample_linear"),
     C(lambda: hmc.sample_linear(lin(), seed="0"), r"seed must be an integer", id="hmc-lin-seed", on="inference.hmc.sample_linear"),
     C(lambda: hmc.sample_network([1.0, 2.0], [1.0, 2.0], 1, seed=0), r"X must be a 2-D array", id="hmc-net-X", on="inference.hmc.sample_network"),
@@ -967,6 +979,10 @@ PANEL_CASES = [
     ("NeuronPanel", "seed", "x", r"seed must be an integer"),
     ("ModeratedPanel", "distance", np.nan, r"distance must be a finite real number"),
     ("ModeratedPanel", "distance", 1e9, r"distance must be one of the stored distances"),
+    ("MonteCarloPanel", "n", 7, r"n must be one of the draw counts"),
+    ("MonteCarloPanel", "n", 2.5, r"n must be one of the draw counts"),
+    ("LeapfrogPanel", "eps", 0.0, r"eps must be one of"),
+    ("LeapfrogPanel", "n_steps", 3, r"n_steps one of"),
 ]
 
 

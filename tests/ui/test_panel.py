@@ -103,6 +103,16 @@ SPEC = {
         readout="P(t = 1 | x, D)",
         numbers=lambda s: [f"{s.probabilities['exact']:.4f}", f"{s.probabilities['moderated']:.4f}"],
         bad=("distance", 0.3, "distance")),
+    "MonteCarloPanel": dict(
+        moves=[("n", 40), ("n", 320), ("n", 5)],
+        readout="Monte Carlo estimate",
+        numbers=lambda s: [f"{s.estimate:.4f}", f"{s.se:.4f}", f"{s.error:+.4f}"],
+        bad=("n", 7, "n must be one of")),
+    "LeapfrogPanel": dict(
+        moves=[("eps", 0.065), ("n_steps", 5), ("eps", 0.005)],
+        readout="library HMC: mean acceptance",
+        numbers=lambda s: [f"{s.accept_prob:.3f}", f"{s.accept_drawn:.3f}"],
+        bad=("eps", 0.0, "eps must be one of")),
 }
 
 _BUILT: dict = {}
