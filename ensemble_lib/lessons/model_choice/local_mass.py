@@ -38,9 +38,16 @@ N_GRID = 301
 FIG_ALPHA, EX_ALPHA = 0.2, 2.0
 
 
-@lru_cache(maxsize=4)
-def local_mass_rows(alphas: tuple = ALPHAS, seed: int = SEED) -> tuple:
+def local_mass_rows(alphas=ALPHAS, seed: int = SEED) -> tuple:
     """:class:`~ensemble_lib.inference.local_mass.LocalMass` of the (−, −) mode for each α (β = 100)."""
+    alphas = tuple(check.precision("alphas", a) for a in check.sequence("alphas", alphas))
+    if not alphas:
+        raise ValueError("alphas must be a non-empty sequence of finite numbers > 0, got none")
+    return _local_mass_rows(alphas, check.integer("seed", seed, low=0))
+
+
+@lru_cache(maxsize=4)
+def _local_mass_rows(alphas: tuple, seed: int) -> tuple:
     return tuple(toy_local_mass(make_posterior(seed=seed, alpha=a), n=N_GRID) for a in alphas)
 
 
