@@ -671,7 +671,7 @@ def plot_retraining(ax, s: RetrainingSummary, variant: str = "prior"):
 
 def retraining_figure(s: RetrainingSummary | None = None):
     """Both panels side by side (with and without the perturbed prior mean)."""
-    s = retraining_summary() if s is None else s
+    s = retraining_summary() if s is None else check.instance("s", s, RetrainingSummary, "a RetrainingSummary or None")
     fig, axes = new_figure(10.0, 4.0, ncols=2, sharey=True)
     for ax, v in zip(axes, VARIANTS):
         plot_retraining(ax, s, v)

@@ -148,7 +148,12 @@ class RetrainingSummary:
     n_draws: int = 0
 
     def at(self, method: str, x: float) -> float:
-        """The predictive s.d. of ``method`` at the grid point nearest ``x``."""
+        """The predictive s.d. of ``method`` (a key of :data:`METHODS`) at the grid point nearest ``x``
+        (``x`` on the grid's span)."""
+        method = check.choice("method", method, tuple(self.sd))
+        x, lo, hi = check.real("x", x), float(self.x_grid[0]), float(self.x_grid[-1])
+        if not lo <= x <= hi:
+            raise ValueError(f"x must be in [{lo:g}, {hi:g}] (the summary's grid), got {x!r}")
         return float(self.sd[method][int(np.argmin(np.abs(self.x_grid - x)))])
 
 
@@ -183,12 +188,14 @@ def retraining_summary(directory=None) -> RetrainingSummary:
 
 def retraining_rows(s: RetrainingSummary) -> list[tuple[str, str, str]]:
     """Each method's predictive s.d. in the gap (x = 0) and inside the data (x = 1.5), formatted."""
+    check.instance("s", s, RetrainingSummary, "a RetrainingSummary (retraining_summary())")
     return [(METHODS[m].replace("all", str(s.n_draws)), f"{s.at(m, X_GAP):.3f}", f"{s.at(m, X_DATA):.3f}")
             for m in METHODS]
 
 
 def retraining_sentence(s: RetrainingSummary) -> str:
     """The section's reading of the table (Markdown), written from its numbers."""
+    check.instance("s", s, RetrainingSummary, "a RetrainingSummary (retraining_summary())")
     g = {m: s.at(m, X_GAP) for m in METHODS}
     d = {m: s.at(m, X_DATA) for m in METHODS}
     widen = g["retrain"] / g["retrain_no_prior"]
@@ -227,7 +234,7 @@ if __name__ == "__main__":
     main()
 
 
+#: the public names: what lesson 4 (its notebook, :mod:`ensemble_lib.lessons.networks`) and the command line use;
+#: the store's steps (retraining_config, compute_retraining, write_retraining, ...) are called by main and the tests
 __all__ = ["COMMAND", "METHODS", "N_DRAWS", "N_MACKAY", "RETRAINING_FILE", "RETRAINING_SEED", "RetrainingSummary",
-           "VARIANTS", "X_DATA", "X_GAP", "compute_retraining", "evidence_mode", "load_retraining",
-           "retraining_config", "retraining_rows", "retraining_sentence", "retraining_summary", "stored_config",
-           "write_retraining"]
+           "VARIANTS", "X_DATA", "X_GAP", "main", "retraining_rows", "retraining_sentence", "retraining_summary"]

@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..core import validation as check
+
 #: cell tags of an exercise's cells in a lesson
 ANSWER_TAG, CHECK_TAG = "answer", "check"
 #: what a blank answer holds (the answer cell assigns ``name = ...``)
@@ -93,8 +95,12 @@ class Exercise:
                 isinstance(a, str) and a.isidentifier() for a in self.answers):
             raise ValueError(f"answers must be a non-empty sequence of Python names, got {self.answers!r}")
         object.__setattr__(self, "answers", tuple(self.answers))
-        if not callable(self.check) or not callable(self.wrong):
-            raise ValueError("check and wrong must be callables")
+        for name in ("check", "wrong"):
+            if not callable(getattr(self, name)):
+                raise ValueError(f"{name} must be callable, got {_kind(getattr(self, name))}")
+        if self.uses_panel is not None and not (isinstance(self.uses_panel, str) and self.uses_panel.isidentifier()):
+            raise ValueError(f"uses_panel must be None or the Python name of the lesson's panel, "
+                             f"got {self.uses_panel!r}")
 
     @property
     def number(self) -> int:
@@ -102,6 +108,7 @@ class Exercise:
 
     def run(self, namespace: Mapping) -> Verdict:
         """Check the answers found in ``namespace``; never raises for any answer."""
+        namespace = _namespace(namespace)
         t0 = time.perf_counter()
         title = f"Exercise {self.number}"
         blank = [a for a in self.answers if namespace.get(a, BLANK) is BLANK]
@@ -131,7 +138,13 @@ class ExerciseSet:
     exercises: tuple[Exercise, ...] = field(default_factory=tuple)
 
     def __post_init__(self):
+        if not (isinstance(self.notebook, str) and self.notebook.endswith(".ipynb")):
+            raise ValueError(f"notebook must be the lesson's file name (a str ending in .ipynb), got {self.notebook!r}")
+        if isinstance(self.exercises, (str, bytes, Mapping)) or not hasattr(self.exercises, "__iter__"):
+            raise ValueError(f"exercises must be a sequence of Exercise, got {_kind(self.exercises)}")
         object.__setattr__(self, "exercises", tuple(self.exercises))
+        if not all(isinstance(e, Exercise) for e in self.exercises):
+            raise ValueError(f"exercises must be a sequence of Exercise, got {[_kind(e) for e in self.exercises]}")
         names = [e.name for e in self.exercises]
         if names != [f"q{i}" for i in range(1, len(names) + 1)]:
             raise ValueError(f"exercises must be named q1, q2, ... in order, got {names}")
@@ -153,6 +166,9 @@ class ExerciseSet:
         return [e.name for e in self.exercises]
 
     def run(self, name: str, namespace: Mapping) -> Verdict:
+        """Exercise ``name``'s verdict on the answers in ``namespace`` (an unknown ``name`` is a ✗ verdict
+        saying which exist: what a student who types ``check("q9")`` reads)."""
+        namespace = _namespace(namespace)
         if not isinstance(name, str) or name not in self.names:
             return Verdict(str(name), False, f"✗ there is no exercise {name!r} here: "
                            f"use one of {', '.join(map(repr, self.names))}.")
@@ -168,6 +184,7 @@ class ExerciseSet:
 
             shell = get_ipython()
             namespace = shell.user_ns if shell is not None else {}
+        namespace = _namespace(namespace)
         print(self.run(name, namespace).message)
 
     def verdict(self, name: str, namespace: Mapping) -> None:
@@ -181,6 +198,14 @@ class ExerciseSet:
 
 def _kind(value) -> str:
     return type(value).__name__
+
+
+def _namespace(namespace) -> Mapping:
+    """``namespace`` if it is a mapping of names to values (the notebook's, or ``globals()``)."""
+    if not isinstance(namespace, Mapping):
+        raise ValueError(f"namespace must be a mapping of names to values (the notebook's namespace), "
+                         f"got {_kind(namespace)}")
+    return namespace
 
 
 def whole_number(name: str, value) -> int:
@@ -223,13 +248,18 @@ def function(name: str, value, signature: str) -> Callable:
 
 
 def close(a: float, b: float, rel: float = 1e-6) -> bool:
-    """``a`` and ``b`` agree to ``rel`` (relative), with an absolute floor of ``rel``."""
+    """``a`` and ``b`` (finite numbers) agree to ``rel`` > 0 (relative), with an absolute floor of ``rel``."""
+    a, b, rel = check.real("a", a), check.real("b", b), check.positive("rel", rel)
     return abs(a - b) <= rel * max(1.0, abs(b))
 
 
 def function_values(name: str, f: Callable, cases: Sequence[tuple]) -> list[float]:
-    """``f(*case)`` for every case, each checked to be one number (AnswerError otherwise)."""
-    return [real(f"{name}{tuple(case)}", f(*case)) for case in cases]
+    """``f(*case)`` for every case (a tuple of arguments), each checked to be one number (AnswerError otherwise)."""
+    f = function(name, f, "taking the cases' arguments")
+    cases = check.sequence("cases", cases)
+    if not all(isinstance(case, tuple) for case in cases):
+        raise ValueError(f"cases must be a sequence of tuples of arguments, got {[_kind(c) for c in cases][:4]}")
+    return [real(f"{name}{case}", f(*case)) for case in cases]
 
 
 __all__ = ["ANSWER_TAG", "CHECK_TAG", "BLANK", "AnswerError", "Verdict", "Exercise", "ExerciseSet",

@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..studies.store import check_argv
+
 #: where ``make student`` puts the autograders
 AUTOGRADERS = Path("build/student/autograder")
 
@@ -94,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="the CSV file to write")
     parser.add_argument("--autograders", default=str(AUTOGRADERS),
                         help=f"folder of the lessons' autograder zips (default: {AUTOGRADERS}, from `make student`)")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(check_argv(argv))
     try:
         rows = grade_folder(args.submissions, args.out, args.autograders)
     except ValueError as err:
@@ -109,4 +111,5 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["AUTOGRADERS", "grade_folder", "grade_one", "lesson_of", "main"]
+#: the public names: the grading command (make grade); its steps (grade_folder, grade_one, lesson_of) are main's
+__all__ = ["AUTOGRADERS", "main"]

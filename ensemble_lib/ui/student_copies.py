@@ -37,6 +37,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..studies.store import check_argv
 from .exercises import ANSWER_TAG, CHECK_TAG, ExerciseSet
 
 #: the cell tag that marks an exercise's solution
@@ -49,6 +50,8 @@ FIGURES = REPO / "figures"
 
 def is_solution(cell: dict) -> bool:
     """True for a cell tagged ``solution``."""
+    if not isinstance(cell, dict):
+        raise ValueError(f"cell must be a notebook cell (a dict of nbformat 4 JSON), got {type(cell).__name__}")
     return SOLUTION_TAG in cell.get("metadata", {}).get("tags", [])
 
 
@@ -223,6 +226,19 @@ def leaked_lines(lesson: dict, copy_nb: dict) -> list[str]:
     return sorted(ln for ln in secret if text(ln)[1:-1] in shown)
 
 
+def _exercise_sets(exercises) -> dict:
+    """``exercises`` (None: no lesson in the exercise format) if it maps notebook names to
+    ``(ExerciseSet, module name)`` pairs, as :func:`ensemble_lib.lessons.exercise_sets` does."""
+    if exercises is None:
+        return {}
+    if not isinstance(exercises, dict) or not all(
+            isinstance(k, str) and isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], ExerciseSet)
+            and isinstance(v[1], str) for k, v in exercises.items()):
+        raise ValueError(f"exercises must be None or a dict of notebook name -> (ExerciseSet, module name), "
+                         f"got {exercises!r:.80}")
+    return dict(exercises)
+
+
 def write_student_copies(outdir: str | Path, exercises: dict | None = None, notebooks: str | Path = NOTEBOOKS,
                          figures: str | Path | None = FIGURES) -> list[Path]:
     """Write a student copy of every ``*.ipynb`` in ``notebooks`` to ``outdir/notebooks/``.
@@ -235,13 +251,13 @@ def write_student_copies(outdir: str | Path, exercises: dict | None = None, note
     ``outdir`` inside ``notebooks`` or equal to the repository folders it reads, and a copy that
     leaks a solution line (RuntimeError).
     """
+    exercises = _exercise_sets(exercises)
     outdir, notebooks = Path(outdir).resolve(), Path(notebooks).resolve()
     if not notebooks.is_dir():
         raise ValueError(f"notebooks must be a folder, got {notebooks}")
     if outdir / "notebooks" == notebooks or outdir == notebooks or notebooks in outdir.parents:
         raise ValueError(f"outdir must not overwrite the lessons it copies: {outdir}")
     (outdir / "notebooks").mkdir(parents=True, exist_ok=True)
-    exercises = dict(exercises or {})
     converted = {name: ex for name, (ex, _) in exercises.items()}
     modules = {name: module for name, (_, module) in exercises.items()}
     written = []
@@ -272,11 +288,11 @@ def main(argv: list[str] | None = None, exercises: dict | None = None) -> None:
         description="Write the lessons without their exercise solutions (student copies) to OUTDIR, "
                     "and the autograders of the lessons in the exercise format to OUTDIR/autograder/.")
     parser.add_argument("outdir", help="folder to write notebooks/, autograder/ and figures/ into")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(check_argv(argv))
     written = write_student_copies(args.outdir, exercises)
     print(f"{len(written)} student notebooks (solutions removed) in {Path(args.outdir) / 'notebooks'}")
 
 
-__all__ = ["ASSIGNMENT_CONFIG", "FIGURES", "LESSON_ONLY", "NOTEBOOKS", "SOLUTION_TAG", "answer_stub",
-           "exercise_cells", "is_solution", "leaked_lines", "main", "otter_assign", "otter_source", "scrub",
-           "strip_lesson_only", "write_student_copies"]
+#: the public names: what the lessons' floor uses (its student-copies command, store_lessons); the steps
+#: of a copy (write_student_copies, otter_source, scrub, leaked_lines, ...) are main's and the tests'
+__all__ = ["ASSIGNMENT_CONFIG", "FIGURES", "LESSON_ONLY", "NOTEBOOKS", "SOLUTION_TAG", "is_solution", "main"]

@@ -50,7 +50,17 @@ def inline_image(root: str | Path, url: str) -> str | None:
 class NotebookRelativeImages(VoilaMarkdownRenderer):
     """Voilà's markdown renderer, with ``../figures/`` images inlined from disk."""
 
+    def __init__(self, contents_manager, *args, **kwargs):
+        if not all(hasattr(contents_manager, a) for a in ("root_dir", "file_exists", "get")):
+            raise ValueError(f"contents_manager must be a Jupyter contents manager (with root_dir, file_exists "
+                             f"and get), got {type(contents_manager).__name__}")
+        super().__init__(contents_manager, *args, **kwargs)
+
     def image(self, text: str, url: str, title: str | None = None):
+        """The ``<img>`` of a markdown image: ``url`` inlined from disk where :func:`inline_image` can."""
+        if not isinstance(text, str) or (title is not None and not isinstance(title, str)):
+            raise ValueError(f"text must be a str and title None or a str, got {type(text).__name__} and "
+                             f"{type(title).__name__}")
         data = inline_image(self.contents_manager.root_dir, url)
         if data is not None:
             return super(VoilaMarkdownRenderer, self).image(text, data, title)

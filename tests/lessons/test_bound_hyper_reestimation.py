@@ -14,7 +14,8 @@ import pytest
 from ensemble_lib.inference.evidence import cheap_reestimation, evidence_reestimation
 from ensemble_lib.inference.reestimation import HyperparameterConvergenceWarning
 from ensemble_lib.lessons.bound import (bumps_posterior, cheap_comparison, cheap_table, log_alpha_cases,
-                                        log_alpha_table, plot_cheap, plot_log_alpha, reestimation_figure)
+                                        log_alpha_table, reestimation_figure)
+from ensemble_lib.lessons.bound.hyper_reestimation import plot_cheap, plot_log_alpha
 from ensemble_lib.lessons.bound.exercises import cheap_fixed_point_exists
 from ensemble_lib.ui.plotting import new_figure
 

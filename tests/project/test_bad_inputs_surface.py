@@ -26,7 +26,7 @@ from ensemble_lib.lessons import (bound, classification, mean_sigma, mixture, mo
 from ensemble_lib.lessons import figures as lesson_figures
 from ensemble_lib.lessons import student_copies as lesson_student_copies
 from ensemble_lib.studies import (classification_demo, datasets, hmc_reference, model_size, network_demo, noise_inputs,
-                                  pruning_evidence, store, table1)
+                                  pruning_evidence, retraining_demo, store, table1)
 from ensemble_lib.ui.panel import FigurePanel
 from ensemble_lib.ui.plotting import new_figure
 from matplotlib.axes import Axes
@@ -83,6 +83,18 @@ def ax():
     return new_figure(2, 2)[1]
 
 
+@lru_cache(maxsize=None)
+def retraining():
+    """Lesson 4's §8 summary, read from the stored files (nothing fitted)."""
+    return retraining_demo.retraining_summary()
+
+
+@lru_cache(maxsize=None)
+def cheap():
+    """Lesson 3's §5 sweep with one entry (no far bumps)."""
+    return bound.cheap_comparison((0,))
+
+
 CASES = [
     # --- the lessons' registry (lessons/__init__.py)
     C(lambda: lessons.panel_class("NoSuchPanel"), r"name must be one of the registered panels", id="panel-class-name", on="lessons.panel_class"),
@@ -116,6 +128,20 @@ CASES = [
     C(lambda: bound.decomposition_table(toy(), toy_fits(), keys=("best",)), r"keys must be a non-empty sequence of 'laplace'", id="bd-table-keys", on="lessons.bound.decomposition_table"),
     C(lambda: bound.decomposition_table(toy(), None), r"fits must be a ToyFits", id="bd-table-fits", on="lessons.bound.decomposition_table"),
     C(lambda: bound.trajectories_figure(None), r"comp must be a HyperparameterComparison", id="bd-trajectories", on="lessons.bound.trajectories_figure"),
+    C(lambda: bound.bumps_posterior(-1), r"n_far must be an integer in \[0, 500\]", id="bd-bumps-nfar", on="lessons.bound.bumps_posterior"),
+    C(lambda: bound.bumps_posterior(0, noise=0.0), r"noise must be a finite number > 0", id="bd-bumps-noise", on="lessons.bound.bumps_posterior"),
+    C(lambda: bound.bumps_posterior(0, N=1), r"N must be an integer in \[2, 100000\]", id="bd-bumps-N", on="lessons.bound.bumps_posterior"),
+    C(lambda: bound.cheap_comparison((4, 2)), r"far_counts must be a non-empty increasing sequence of integers >= 0", id="bd-cheap-counts", on="lessons.bound.cheap_comparison"),
+    C(lambda: bound.cheap_comparison((0,), case={"n_far": 1}), r"case must be a dict of bumps_posterior's keyword arguments \(N, amp, noise", id="bd-cheap-case", on="lessons.bound.cheap_comparison"),
+    C(lambda: bound.cheap_table({}), r"comp must be a CheapComparison", id="bd-cheap-table-comp", on="lessons.bound.cheap_table"),
+    C(lambda: bound.cheap_table(cheap(), rows=[1]), r"rows\[i\] must be an integer in \[0, 0\]", id="bd-cheap-table-rows", on="lessons.bound.cheap_table"),
+    C(lambda: bound.cheap_table(cheap(), rows=0), r"rows must be a sequence", id="bd-cheap-table-rows-int", on="lessons.bound.cheap_table"),
+    C(lambda: bound.log_alpha_cases({}), r"cases must be a non-empty dict of name -> bumps_posterior's keyword arguments", id="bd-log-alpha-cases-empty", on="lessons.bound.log_alpha_cases"),
+    C(lambda: bound.log_alpha_cases({"small": {"M": 3}}), r"cases\['small'\] must be a dict of bumps_posterior's keyword arguments", id="bd-log-alpha-cases-key", on="lessons.bound.log_alpha_cases"),
+    C(lambda: bound.log_alpha_cases({"small": {"N": 1}}), r"N must be an integer in \[2, 100000\]", id="bd-log-alpha-cases-N", on="lessons.bound.log_alpha_cases"),
+    C(lambda: bound.log_alpha_table([]), r"cases must be a non-empty dict of name -> LogAlphaCase", id="bd-log-alpha-table", on="lessons.bound.log_alpha_table"),
+    C(lambda: bound.reestimation_figure(None, bound.log_alpha_cases()), r"comp must be a CheapComparison", id="bd-reest-figure-comp", on="lessons.bound.reestimation_figure"),
+    C(lambda: bound.reestimation_figure(cheap(), {}), r"cases must be a non-empty dict of name -> LogAlphaCase", id="bd-reest-figure-cases", on="lessons.bound.reestimation_figure"),
     C(lambda: classification.arrival_figure(seed=-1), r"seed must be an integer >= 0", id="cl-arrival-seed", on="lessons.classification.arrival_figure"),
     C(lambda: classification.arrival_figure(alpha=0.0), r"alpha must be a finite number > 0", id="cl-arrival-alpha", on="lessons.classification.arrival_figure"),
     C(lambda: classification.evidence_sentence(None), r"fits must be a NeuronState", id="cl-evidence-sentence", on="lessons.classification.evidence_sentence"),
@@ -153,6 +179,8 @@ CASES = [
     C(lambda: networks.pruning_figure({"methods": {}}), r"result must be a stored Table 1 result \(load_table\(\)\) with methods, splits, config", id="net-pruning-figure", on="lessons.networks.pruning_figure"),
     C(lambda: networks.table1_text("boston"), r"result must be a stored Table 1 result", id="net-table1-text", on="lessons.networks.table1_text"),
     C(lambda: networks.table_figure(None), r"boston must be a stored Table 1 result", id="net-table-figure", on="lessons.networks.table_figure"),
+    C(lambda: networks.retraining_table(None), r"s must be a RetrainingSummary", id="net-retraining-table", on="lessons.networks.retraining_table"),
+    C(lambda: networks.retraining_figure("summary"), r"s must be a RetrainingSummary or None", id="net-retraining-figure", on="lessons.networks.retraining_figure"),
     C(lambda: lesson_figures.main("--only toy"), r"argv must be None or a list of str", id="lesson-figures-main", on="lessons.figures.main"),
     C(lambda: store_lessons.main(["README.md"]), r"path must be an existing .ipynb file", id="store-lessons-main", on="lessons.store_lessons.main"),
     C(lambda: store_lessons.store("notebooks/no_such_lesson.ipynb"), r"path must be an existing .ipynb file", id="store-lessons-store", on="lessons.store_lessons.store"),
@@ -186,6 +214,13 @@ CASES = [
     C(lambda: model_choice.format_pruning_study([{"split": 0}]), r"rows must be a non-empty list of rows \(dicts with split, stop", id="mc-format-pruning-study", on="lessons.model_choice.pruning.format_pruning_study"),
     C(lambda: model_choice.pruning_study_figure(None), r"result must be the stored pruning study", id="mc-pruning-study-figure", on="lessons.model_choice.pruning.pruning_study_figure"),
     C(lambda: model_choice.pruning_study_rows({"splits": []}), r"result must be the stored pruning study with config, splits", id="mc-pruning-study-rows", on="lessons.model_choice.pruning.pruning_study_rows"),
+    C(lambda: model_choice.local_mass_rows([0.2, 2.0], seed=-1), r"seed must be an integer >= 0", id="mc-local-mass-rows-seed", on="lessons.model_choice.local_mass.local_mass_rows"),
+    C(lambda: model_choice.local_mass_rows([0.2, np.nan]), r"alphas must be a finite number > 0", id="mc-local-mass-rows-nan", on="lessons.model_choice.local_mass.local_mass_rows"),
+    C(lambda: model_choice.local_mass_rows(()), r"alphas must be a non-empty sequence", id="mc-local-mass-rows-empty", on="lessons.model_choice.local_mass.local_mass_rows"),
+    C(lambda: model_choice.local_mass_rows([1e9]), r"alphas must be in \[1e-08, 1e\+08\]", id="mc-local-mass-rows-range", on="lessons.model_choice.local_mass.local_mass_rows"),
+    C(lambda: model_choice.format_local_mass("rows"), r"rows must be a sequence", id="mc-format-local-mass", on="lessons.model_choice.local_mass.format_local_mass"),
+    C(lambda: model_choice.local_mass_sentence([]), r"rows must be a non-empty sequence of LocalMass", id="mc-local-mass-sentence", on="lessons.model_choice.local_mass.local_mass_sentence"),
+    C(lambda: model_choice.local_mass_figure([{"alpha": 0.2}]), r"rows must be a non-empty sequence of LocalMass", id="mc-local-mass-figure", on="lessons.model_choice.local_mass.local_mass_figure"),
     # --- studies: entry points (argv; a negative number of splits, no data sets, an unknown backend),
     #     config objects and the public helpers (studies/*.py)
     C(lambda: table1.main("--table"), r"argv must be None or a list of str", id="t1-main-argv", on="studies.table1.main"),
@@ -237,6 +272,14 @@ CASES = [
     C(lambda: noise_inputs.posterior_at(2, 0, 1.0, -1.0), r"beta must be a finite number > 0", id="ni-post-beta", on="studies.noise_inputs.posterior_at"),
     C(lambda: noise_inputs.load_result(directory=0), r"directory must be None or a str", id="ni-load-result", on="studies.noise_inputs.load_result"),
     C(lambda: noise_inputs.main("--run"), r"argv must be None or a list of str", id="ni-main-argv", on="studies.noise_inputs.main"),
+    C(lambda: retraining_demo.main("--force"), r"argv must be None or a list of str", id="rd-main-argv", on="studies.retraining_demo.main"),
+    C(lambda: retraining_demo.retraining_summary(directory=3), r"directory must be None or a str or pathlib.Path", id="rd-summary-dir", on="studies.retraining_demo.retraining_summary"),
+    C(lambda: retraining_demo.retraining_summary(directory="/no/such/folder"), r"directory must be an existing folder", id="rd-summary-missing", on="studies.retraining_demo.retraining_summary"),
+    C(lambda: retraining_demo.retraining_rows(None), r"s must be a RetrainingSummary", id="rd-rows", on="studies.retraining_demo.retraining_rows"),
+    C(lambda: retraining_demo.retraining_sentence({}), r"s must be a RetrainingSummary", id="rd-sentence", on="studies.retraining_demo.retraining_sentence"),
+    C(lambda: retraining().at("best", 0.0), r"method must be one of \('retrain12', 'retrain', ", id="rd-at-method", on="studies.retraining_demo.RetrainingSummary.at"),
+    C(lambda: retraining().at("laplace", 9.0), r"x must be in \[-3, 3\] \(the summary's grid\)", id="rd-at-x-range", on="studies.retraining_demo.RetrainingSummary.at"),
+    C(lambda: retraining().at("laplace", np.nan), r"x must be a finite real number", id="rd-at-x-nan", on="studies.retraining_demo.RetrainingSummary.at"),
     C(lambda: network_demo.demo_fit([0.0, 1.0], [0.0, 1.0], 9, 1, 1.0, True, rng=np.random.default_rng(0)), r"n_hidden must be an integer in \[1, 4\]", id="nd-fit-H", on="studies.network_demo.demo_fit"),
     C(lambda: network_demo.load_demo_store(n_grid=2), r"n_grid must be an integer in \[3, 10001\]", id="nd-store-grid", on="studies.network_demo.load_demo_store"),
     C(lambda: network_demo.load_demo_store(directory=object()), r"directory must be None or a str", id="nd-store-dir", on="studies.network_demo.load_demo_store"),

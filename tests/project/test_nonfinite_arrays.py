@@ -23,6 +23,7 @@ from ensemble_lib.core import gaussian as G
 from ensemble_lib.inference import mixture, model_comparison
 from ensemble_lib.lessons import bound
 from ensemble_lib.lessons import mixture as lesson_mixture
+from ensemble_lib.lessons import model_choice
 from ensemble_lib.models import classification, mackay_gaussian, network, toy
 from ensemble_lib.studies import classification_demo, datasets, network_demo, noise_inputs
 
@@ -152,6 +153,7 @@ SPECS = {
                             {"mean": M2, "cov": 0.01 * C2}),
     "entropy_table": (lambda separations: lesson_mixture.entropy_table(separations),
                       {"separations": np.array([0.0, 1.0, 2.0])}),
+    "local_mass_rows": (lambda alphas: model_choice.local_mass_rows(alphas), {"alphas": np.array([0.2, 2.0])}),
 }
 
 

@@ -18,25 +18,23 @@ module                      topic
                             ``cheap_reestimation.png``
 ==========================  =====================================================================
 
-Every public name is re-exported here, so ``from ensemble_lib.lessons.bound import X`` works for each.
+Every public name (what the notebook uses) is re-exported here, so ``from ensemble_lib.lessons.bound import X``
+works for each; the modules' own helpers (``plot_bound_bars``, ``plot_cheap``, …) are imported from them.
 """
 
 from .exercises import BOSTON_PRIOR, EXERCISES
-from .figures import write_figures
+from .figures import write_figures  # noqa: F401 - the figures command's (lessons.figures), not in __all__
 from .hyper_reestimation import (CHEAP_CASE, ERRORBAR_CASES, FAR_COUNTS, CheapComparison, LogAlphaCase,
                                  bumps_posterior, cheap_comparison, cheap_table, log_alpha_cases, log_alpha_table,
-                                 plot_cheap, plot_log_alpha, reestimation_figure)
+                                 reestimation_figure)
 from .sections import (LOG10_SD_RANGE, METHOD_COLORS, METHOD_STYLES, RHO_MAX, SNAP_CHOICES, BoundDecomposition,
                        BoundPanel, HyperIterationPanel, HyperparameterComparison, IterationState, bound_decomposition,
-                       bound_figure, compare_hyperparameters, decomposition_table, gaussian_from_sliders,
-                       iteration_notes, make_toy, plot_bound_bars, plot_trajectories, sliders_from_gaussian,
-                       trajectories_figure, update_bound_bars)
+                       bound_figure, compare_hyperparameters, decomposition_table, gaussian_from_sliders, make_toy,
+                       sliders_from_gaussian, trajectories_figure)
 
 __all__ = ["BOSTON_PRIOR", "CHEAP_CASE", "ERRORBAR_CASES", "EXERCISES", "FAR_COUNTS", "LOG10_SD_RANGE",
            "METHOD_COLORS", "METHOD_STYLES", "RHO_MAX", "SNAP_CHOICES", "BoundDecomposition", "BoundPanel",
            "CheapComparison", "HyperIterationPanel", "HyperparameterComparison", "IterationState", "LogAlphaCase",
            "bound_decomposition", "bound_figure", "bumps_posterior", "cheap_comparison", "cheap_table",
-           "compare_hyperparameters", "decomposition_table", "gaussian_from_sliders", "iteration_notes",
-           "log_alpha_cases", "log_alpha_table", "make_toy", "plot_bound_bars", "plot_cheap", "plot_log_alpha",
-           "plot_trajectories", "reestimation_figure", "sliders_from_gaussian", "trajectories_figure",
-           "update_bound_bars", "write_figures"]
+           "compare_hyperparameters", "decomposition_table", "gaussian_from_sliders", "log_alpha_cases",
+           "log_alpha_table", "make_toy", "reestimation_figure", "sliders_from_gaussian", "trajectories_figure"]

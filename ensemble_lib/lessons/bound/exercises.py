@@ -223,5 +223,4 @@ EXERCISES = ExerciseSet("03_bound_and_hyperparameters.ipynb", (
     Exercise("q5", ("cheap_update", "alpha_ratio", "n_singular"), _check_q5, _wrong_q5),
 ))
 
-__all__ = ["BOSTON_PRIOR", "EX5_FAR", "EX5_MAX_FAR", "EX5_NOISE", "EXERCISES", "cheap_converges",
-           "cheap_fixed_point_exists", "ex5_numbers"]
+__all__ = ["BOSTON_PRIOR", "EX5_FAR", "EX5_MAX_FAR", "EX5_NOISE", "EXERCISES", "ex5_numbers"]

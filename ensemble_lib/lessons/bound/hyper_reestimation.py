@@ -46,6 +46,24 @@ ERRORBAR_CASES = {
     "small": dict(N=20, amp=1.0, noise=0.3, n_near=2, width=0.4, seed=9),
     "large": dict(N=200, amp=1.0, noise=0.2, n_near=30, width=0.05, seed=9),
 }
+#: the keyword arguments of :func:`bumps_posterior` a case may set
+_CASE_KEYS = ("N", "amp", "noise", "n_near", "width", "seed")
+
+
+def _case(name: str, case) -> dict:
+    """``case`` if it is a dict of :func:`bumps_posterior`'s keyword arguments (checked when it is called)."""
+    if not isinstance(case, dict) or not all(isinstance(k, str) and k in _CASE_KEYS for k in case):
+        raise ValueError(f"{name} must be a dict of bumps_posterior's keyword arguments "
+                         f"({', '.join(_CASE_KEYS)}), got {case!r:.80}")
+    return case
+
+
+def _log_alpha_cases(cases) -> dict:
+    """``cases`` if it is a non-empty dict of name -> :class:`LogAlphaCase` (what :func:`log_alpha_cases` returns)."""
+    if not isinstance(cases, dict) or not cases or not all(isinstance(c, LogAlphaCase) for c in cases.values()):
+        raise ValueError(f"cases must be a non-empty dict of name -> LogAlphaCase (log_alpha_cases()), "
+                         f"got {type(cases).__name__}")
+    return cases
 
 
 def bumps_posterior(n_far: int = 0, *, N: int = 30, amp: float = 1.0, noise: float = 0.2, n_near: int = 5,
@@ -117,7 +135,7 @@ def cheap_comparison(far_counts=FAR_COUNTS, case: dict | None = None) -> CheapCo
     counts = [check.integer("far_counts[i]", n, low=0, high=500) for n in np.atleast_1d(far_counts)]
     if not counts or any(b <= a for a, b in zip(counts, counts[1:])):
         raise ValueError(f"far_counts must be a non-empty increasing sequence of integers >= 0, got {far_counts!r}")
-    case = dict(CHEAP_CASE if case is None else case)
+    case = dict(CHEAP_CASE if case is None else _case("case", case))
     rows = []
     for n_far in counts:
         post = bumps_posterior(n_far, **case)
@@ -140,7 +158,10 @@ def cheap_comparison(far_counts=FAR_COUNTS, case: dict | None = None) -> CheapCo
 
 def cheap_table(comp: CheapComparison, rows=None) -> Table:
     """One row per sweep entry (or the indices ``rows``): k, γ, k − γ and the three answers' α, β."""
-    idx = range(comp.n_far.size) if rows is None else rows
+    check.instance("comp", comp, CheapComparison, "a CheapComparison (cheap_comparison())")
+    n = comp.n_far.size
+    idx = range(n) if rows is None else [check.integer("rows[i]", i, low=0, high=n - 1)
+                                         for i in check.sequence("rows", rows)]
     out = []
     for i in idx:
         cheap_a = f"{comp.alpha_cheap[i]:.4g}" if comp.cheap_converged[i] else "→ ∞"
@@ -189,7 +210,10 @@ class LogAlphaCase:
 def log_alpha_cases(cases: dict | None = None) -> dict:
     """``{name: LogAlphaCase}`` for each case of :data:`ERRORBAR_CASES` (or ``cases``): MacKay's
     re-estimation to its optimum, then the exact p(ln α | D, β_MP) with a flat prior on ln α."""
-    cases = ERRORBAR_CASES if cases is None else cases
+    if cases is not None and (not isinstance(cases, dict) or not cases):
+        raise ValueError(f"cases must be a non-empty dict of name -> bumps_posterior's keyword arguments, "
+                         f"got {cases!r:.80}")
+    cases = ERRORBAR_CASES if cases is None else {n: _case(f"cases[{n!r}]", kw) for n, kw in cases.items()}
     out = {}
     for name, kw in cases.items():
         post = bumps_posterior(0, **kw)
@@ -204,7 +228,7 @@ def log_alpha_cases(cases: dict | None = None) -> dict:
 def log_alpha_table(cases: dict) -> Table:
     """γ, √(2/γ) (25), the exact curvature's width and the exact posterior s.d., per regime."""
     rows = []
-    for c in cases.values():
+    for c in _log_alpha_cases(cases).values():
         r = c.posterior
         rows.append((c.name, f"{c.n_data}", f"{c.k}", f"{r.gamma:.2f}", f"{r.mackay_sd:.3f}", f"{r.curvature_sd:.3f}",
                      f"{r.sd:.3f}", f"{r.mackay_sd / r.sd:.2f}", f"{r.mean - r.mode:+.2f}"))
@@ -235,6 +259,8 @@ def plot_log_alpha(ax, case: LogAlphaCase, span: float | None = None):
 
 def reestimation_figure(comp: CheapComparison, cases: dict):
     """The cheap-vs-MacKay sweep and the ln α posterior in each regime, side by side."""
+    check.instance("comp", comp, CheapComparison, "a CheapComparison (cheap_comparison())")
+    cases = _log_alpha_cases(cases)
     fig, axes = new_figure(13.0, 3.8, ncols=1 + len(cases))
     plot_cheap(axes[0], comp)
     for ax, case in zip(axes[1:], cases.values()):
@@ -242,6 +268,6 @@ def reestimation_figure(comp: CheapComparison, cases: dict):
     return fig, axes
 
 
+#: the public names: what lesson 3's notebook uses (plot_cheap and plot_log_alpha are reestimation_figure's panels)
 __all__ = ["CHEAP_CASE", "ERRORBAR_CASES", "FAR_COUNTS", "CheapComparison", "LogAlphaCase", "bumps_posterior",
-           "cheap_comparison", "cheap_table", "log_alpha_cases", "log_alpha_table", "plot_cheap", "plot_log_alpha",
-           "reestimation_figure"]
+           "cheap_comparison", "cheap_table", "log_alpha_cases", "log_alpha_table", "reestimation_figure"]

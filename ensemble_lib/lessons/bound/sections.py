@@ -658,6 +658,5 @@ def write_figures(outdir) -> list[Path]:
 
 __all__ = ["BoundDecomposition", "BoundPanel", "HyperIterationPanel", "HyperparameterComparison", "IterationState",
            "LOG10_SD_RANGE", "METHOD_COLORS", "METHOD_STYLES", "RHO_MAX", "SNAP_CHOICES", "bound_decomposition",
-           "bound_figure", "compare_hyperparameters", "decomposition_table", "gaussian_from_sliders",
-           "iteration_notes", "make_toy", "plot_bound_bars", "plot_trajectories", "sliders_from_gaussian",
-           "trajectories_figure", "update_bound_bars", "write_figures"]
+           "bound_figure", "compare_hyperparameters", "decomposition_table", "gaussian_from_sliders", "make_toy",
+           "sliders_from_gaussian", "trajectories_figure"]

@@ -55,6 +55,7 @@ __all__ = ["EXERCISES", "ARD_LIMIT", "NOISE_MAX", "N_FUNCTIONS", "OCCAM_PRIOR", 
            "boston_network_error_bars", "committee_rows", "format_ard_inputs", "format_ard_splits",
            "format_committees", "format_hyper_error_bars", "format_local_mass", "format_noise_summary", "format_occam",
            "format_pruning", "format_pruning_study", "format_size", "hyper_error_bar_demo",
-           "hyper_error_bar_figure", "local_mass_figure", "local_mass_rows", "local_mass_sentence", "model_size_figure", "noise_summary", "occam_figure",
+           "hyper_error_bar_figure", "local_mass_figure", "local_mass_rows", "local_mass_sentence",
+           "model_size_figure", "noise_summary", "occam_figure",
            "polynomial_occam", "pruning_demo", "pruning_network", "pruning_study_figure",
            "pruning_study_rows", "real_inputs_switched_off", "toy_occam"]

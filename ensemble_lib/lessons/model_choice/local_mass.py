@@ -22,8 +22,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from ...core import validation as check
 from ...inference.laplace import laplace_fit
-from ...inference.local_mass import GAUSSIAN_INSIDE, toy_local_mass
+from ...inference.local_mass import GAUSSIAN_INSIDE, LocalMass, toy_local_mass
 from ...models.toy import make_posterior
 from ...ui.exercises import Exercise, close, real
 from ...ui.plotting import new_figure, plot_gaussian_ellipses, plot_posterior_contours, style
@@ -37,14 +38,31 @@ N_GRID = 301
 FIG_ALPHA, EX_ALPHA = 0.2, 2.0
 
 
-@lru_cache(maxsize=4)
-def local_mass_rows(alphas: tuple = ALPHAS, seed: int = SEED) -> tuple:
+def local_mass_rows(alphas=ALPHAS, seed: int = SEED) -> tuple:
     """:class:`~ensemble_lib.inference.local_mass.LocalMass` of the (−, −) mode for each α (β = 100)."""
+    alphas = tuple(check.precision("alphas", a) for a in check.sequence("alphas", alphas))
+    if not alphas:
+        raise ValueError("alphas must be a non-empty sequence of finite numbers > 0, got none")
+    return _local_mass_rows(alphas, check.integer("seed", seed, low=0))
+
+
+@lru_cache(maxsize=4)
+def _local_mass_rows(alphas: tuple, seed: int) -> tuple:
     return tuple(toy_local_mass(make_posterior(seed=seed, alpha=a), n=N_GRID) for a in alphas)
+
+
+def _rows(rows) -> list:
+    """``rows`` as a list if it is a non-empty sequence of LocalMass (what :func:`local_mass_rows` returns)."""
+    out = check.sequence("rows", rows)
+    if not out or not all(isinstance(r, LocalMass) for r in out):
+        raise ValueError(f"rows must be a non-empty sequence of LocalMass (local_mass_rows()), got "
+                         f"{[type(r).__name__ for r in out][:4]}")
+    return out
 
 
 def format_local_mass(rows) -> Table:
     """ln M of the basin (exact), Laplace's, their differences, and the share inside Laplace's ellipses."""
+    rows = _rows(rows)
     cells = [(f"α = {r.alpha:g}", f"{r.log_basin_mass:.4f}", f"{r.log_laplace_mass:.4f}", f"{r.laplace_excess:+.4f}",
               f"{r.marginal_laplace_excess:+.4f}", f"{100 * r.inside_1sd:.1f} %", f"{100 * r.inside_2sd:.1f} %")
              for r in rows]
@@ -56,6 +74,7 @@ def format_local_mass(rows) -> Table:
 
 def local_mass_sentence(rows) -> str:
     """The section's reading of the table (Markdown), written from its numbers."""
+    rows = _rows(rows)
     half = max(abs(r.log_basin_mass - (r.log_Z - math.log(2))) for r in rows)
     ex = [r.laplace_excess for r in rows]
     mex = [r.marginal_laplace_excess for r in rows]
@@ -78,7 +97,7 @@ def local_mass_sentence(rows) -> str:
 
 def local_mass_figure(rows=None):
     """Left: the posterior at α = 0.2, its two basins, Laplace's 1σ and 2σ ellipses; right: the errors vs α."""
-    rows = local_mass_rows() if rows is None else rows
+    rows = local_mass_rows() if rows is None else _rows(rows)
     fig, (ax, bx) = new_figure(10.0, 4.0, ncols=2)
     post = make_posterior(seed=SEED, alpha=FIG_ALPHA)
     grid = post.grid(n=241)
