@@ -189,3 +189,33 @@ def test_every_lesson_is_in_the_books_table_of_contents():
     index = (ROOT / "book" / "index.md").read_text()
     listed = re.findall(r"^(notebooks/\S+)$", index, re.M)
     assert listed == [f"notebooks/{p.stem}" for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
+
+
+#: TeX between dollars, or a backslash command: what only MathJax would turn into maths
+TEX = re.compile(r"\$[^$\n]+\$|\\[A-Za-z]+")
+
+
+def markdown_outputs_with_tex(nb: dict) -> list[str]:
+    """Cells whose text/markdown outputs hold TeX. The book renders a cell's Markdown output as plain
+    CommonMark (myst-nb's default output format: no dollar maths), so TeX there shows raw: written
+    sentences use Unicode (1/√n, α) instead."""
+    found = []
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            text = out.get("data", {}).get("text/markdown")
+            text = "".join(text) if isinstance(text, list) else (text or "")
+            if TEX.search(text):
+                found.append(f"cell {cell.get('id')}: {TEX.search(text).group(0)!r}")
+    return found
+
+
+def test_no_lessons_markdown_output_holds_tex_the_book_would_show_raw():
+    problems = {p.name: f for p in sorted((ROOT / "notebooks").glob("*.ipynb"))
+                if (f := markdown_outputs_with_tex(json.loads(p.read_text(encoding="utf-8"))))}
+    assert not problems, problems
+
+
+def test_the_tex_in_markdown_outputs_check_can_fail():
+    nb = {"cells": [{"id": "x", "outputs": [{"data": {"text/markdown": ["falls as $1/\\sqrt n$"]}}]},
+                    {"id": "y", "outputs": [{"data": {"text/markdown": ["falls as 1/√n, costs $5"]}}]}]}
+    assert markdown_outputs_with_tex(nb) == ["cell x: '$1/\\\\sqrt n$'"]
