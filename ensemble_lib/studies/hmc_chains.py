@@ -52,6 +52,9 @@ CHAINS_SAMPLER = SamplerSettings(num_warmup=500, num_samples=500, num_chains=4,
 #: every THIN-th draw is stored (JSON size)
 THIN = 2
 _COMMAND = "python -m ensemble_lib.studies.hmc_chains"
+#: the data sets a chains file can be of (the Table-1 protocol's), and what identifies a stored file
+DATASETS = ("boston", "diabetes")
+_CONFIG_KEYS = ("dataset", "index", "config", "sampler", "thin")
 
 
 def chain_traces(dataset: str = "boston", index: int = CHAINS_SPLIT, config: TableConfig | None = None,
@@ -82,7 +85,7 @@ def chain_traces(dataset: str = "boston", index: int = CHAINS_SPLIT, config: Tab
         ``divergences`` per chain, ``dataset``, ``index``, ``config``, ``sampler``, ``thin``,
         ``sampler_seed``, ``chain_method``, ``versions``, ``command``.
     """
-    config = TableConfig() if config is None else config
+    config = TableConfig() if config is None else check.instance("config", config, TableConfig, "a TableConfig or None")
     settings = CHAINS_SAMPLER if settings is None else settings
     if not isinstance(settings, SamplerSettings):
         raise ValueError(f"settings must be a SamplerSettings, got {type(settings).__name__}")
@@ -130,7 +133,8 @@ def chain_traces(dataset: str = "boston", index: int = CHAINS_SPLIT, config: Tab
 
 def stored_config(stored: dict) -> dict:
     """What makes a stored file: data set, split, protocol, sampler and thinning."""
-    return {k: stored[k] for k in ("dataset", "index", "config", "sampler", "thin")}
+    check.mapping("stored", stored, _CONFIG_KEYS, "a stored chains file (chain_traces()'s dict)")
+    return {k: stored[k] for k in _CONFIG_KEYS}
 
 
 def config_from_stored(stored: dict) -> tuple[TableConfig, SamplerSettings]:
@@ -143,6 +147,7 @@ def config_from_stored(stored: dict) -> tuple[TableConfig, SamplerSettings]:
 
 def load_chains(dataset: str = "boston", directory=None) -> dict:
     """Read ``hmc_chains_{dataset}.json`` (default: the repository's ``figures/``)."""
+    check.choice("dataset", dataset, DATASETS)
     return load_json(CHAINS_FILE.format(dataset=dataset), directory, command=_COMMAND)
 
 
@@ -167,8 +172,9 @@ def main(argv=None) -> Path:
     return out
 
 
-__all__ = ["CHAINS_FILE", "CHAINS_SAMPLER", "CHAINS_SPLIT", "chain_traces", "config_from_stored",
-           "load_chains", "stored_config"]
+#: public: what lesson 9 (load_chains) and the command (chain_traces, stored_config) use; the tests'
+#: config_from_stored is imported from this module
+__all__ = ["CHAINS_FILE", "CHAINS_SAMPLER", "CHAINS_SPLIT", "DATASETS", "chain_traces", "load_chains", "stored_config"]
 
 if __name__ == "__main__":
     main(sys.argv[1:])

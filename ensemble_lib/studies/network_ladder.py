@@ -30,6 +30,7 @@ are computed once and stored with their configuration in ``figures/network_demo_
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,6 +152,8 @@ def save_ladder(path=None, *, force: bool = False) -> Path:
     Written atomically; a stored file of another configuration (or none) is not replaced unless
     ``force`` (FileExistsError, before any fit).
     """
+    if path is not None:
+        check.instance("path", path, (str, os.PathLike), "None or a str or pathlib.Path")
     path = stored_file(LADDER_FILE) if path is None else Path(path)
     check.flag("force", force)
     check_output(path, ladder_config(), force=force)
@@ -173,8 +176,9 @@ def main(argv=None) -> None:
           f"{time.perf_counter() - t0:.1f} s: {path}")
 
 
-__all__ = ["LADDER_FILE", "COMMAND", "DemoLadder", "ladder_config", "ladder_posterior", "fit_ladder",
-           "ladder_from_result", "load_ladder", "save_ladder"]
+#: public: what lesson 4 (load_ladder, fit_ladder) and the command (save_ladder) use; ladder_posterior and
+#: ladder_from_result are this module's own steps (the tests import them from here)
+__all__ = ["LADDER_FILE", "COMMAND", "DemoLadder", "ladder_config", "fit_ladder", "load_ladder", "save_ladder"]
 
 
 if __name__ == "__main__":

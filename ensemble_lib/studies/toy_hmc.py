@@ -28,6 +28,7 @@ Code names: ``eps`` = ε (leapfrog step size), ``n_leapfrog`` = L, ``x_star`` = 
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -57,6 +58,10 @@ X_STAR = 3.0
 _COMMAND = "python -m ensemble_lib.studies.toy_hmc"
 
 
+def _path(name: str, value):
+    return check.instance(name, value, (str, os.PathLike), "None or a str or pathlib.Path")
+
+
 def toy_posterior() -> ToyPosterior:
     """The lesson's posterior: the paper-like preset of lesson 1."""
     return make_posterior(**PAPER_PRESET)
@@ -64,7 +69,9 @@ def toy_posterior() -> ToyPosterior:
 
 def predictive_draws(w, x_star: float = X_STAR) -> np.ndarray:
     """f(x*, w) = v σ(u x*) for draws ``w`` of shape (..., 2) (B&B (1)–(2), H = 1, no bias)."""
-    w = np.asarray(w, float)
+    w = check.finite_array("w", w)
+    if w.ndim < 1 or w.shape[-1] != 2:
+        raise ValueError(f"w must be draws (u, v) of shape (..., 2), got shape {w.shape}")
     x_star = check.real("x_star", x_star)
     return w[..., 1] * erf(w[..., 0] * x_star / np.sqrt(2.0))
 
@@ -81,7 +88,11 @@ def compute_store(n_replicates: int = N_REPLICATES, steps=SWEEP_STEPS, lengths=S
     """Every run of the store (see the module docstring): name → array."""
     n_replicates = check.integer("n_replicates", n_replicates, low=2, high=1000)
     steps = check.finite_vector("steps", steps)
-    lengths = [check.integer("lengths", L, low=1, high=10_000) for L in lengths]
+    if np.any(steps <= 0):
+        raise ValueError(f"steps must be step sizes > 0, got {steps.tolist()}")
+    lengths = [check.integer("lengths", L, low=1, high=10_000) for L in check.sequence("lengths", lengths)]
+    if not lengths:
+        raise ValueError("lengths must be a non-empty sequence of integers >= 1, got []")
     post = toy_posterior()
     out: dict = {"x_star": np.array(X_STAR), "seed": np.array(SEED)}
     t0 = time.perf_counter()
@@ -114,13 +125,16 @@ def compute_store(n_replicates: int = N_REPLICATES, steps=SWEEP_STEPS, lengths=S
 
 def load_store(path=None) -> dict:
     """The stored runs (``figures/monte_carlo_toy.npz``), name → array."""
-    path = stored_file(STORE_FILE, command=_COMMAND) if path is None else Path(path)
+    path = stored_file(STORE_FILE, command=_COMMAND) if path is None else Path(_path("path", path))
+    if not path.is_file():
+        raise ValueError(f"path must be an existing stored file (.npz), got {str(path)!r}")
     return load_npz(path)
 
 
 def write_store(path=None) -> Path:
     """Compute every run and write the store atomically (default ``figures/monte_carlo_toy.npz``)."""
-    return save_npz(compute_store(), stored_file(STORE_FILE) if path is None else path)
+    path = stored_file(STORE_FILE) if path is None else _path("path", path)
+    return save_npz(compute_store(), path)
 
 
 def main(argv=None) -> Path:

@@ -980,9 +980,9 @@ PANEL_CASES = [
     ("ModeratedPanel", "distance", np.nan, r"distance must be a finite real number"),
     ("ModeratedPanel", "distance", 1e9, r"distance must be one of the stored distances"),
     ("MonteCarloPanel", "n", 7, r"n must be one of the draw counts"),
-    ("MonteCarloPanel", "n", 2.5, r"n must be one of the draw counts"),
-    ("LeapfrogPanel", "eps", 0.0, r"eps must be one of"),
-    ("LeapfrogPanel", "n_steps", 3, r"n_steps one of"),
+    ("MonteCarloPanel", "n", 2.5, r"n must be an integer \[5, 1000\]"),
+    ("LeapfrogPanel", "eps", 0.0, r"eps must be a finite number > 0"),
+    ("LeapfrogPanel", "n_steps", 3, r"n_steps must be one of the stored lengths"),
 ]
 
 

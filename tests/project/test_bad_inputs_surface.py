@@ -24,9 +24,10 @@ from ensemble_lib.inference.toy_fits import fit_all
 from ensemble_lib.lessons import (bound, classification, mean_sigma, mixture, model_choice, networks, stochastic_vi,
                                   store_lessons, toy_posterior)
 from ensemble_lib.lessons import figures as lesson_figures
+from ensemble_lib.lessons import monte_carlo as lesson_mc
 from ensemble_lib.lessons import student_copies as lesson_student_copies
-from ensemble_lib.studies import (classification_demo, datasets, hmc_reference, model_size, network_demo, noise_inputs,
-                                  pruning_evidence, retraining_demo, store, table1)
+from ensemble_lib.studies import (classification_demo, datasets, hmc_chains, hmc_reference, model_size, network_demo,
+                                  network_ladder, noise_inputs, pruning_evidence, retraining_demo, store, table1, toy_hmc)
 from ensemble_lib.ui.panel import FigurePanel
 from ensemble_lib.ui.plotting import new_figure
 from matplotlib.axes import Axes
@@ -385,6 +386,72 @@ CASES = [
     C(lambda: panel("ModeratedPanel").compute(d=1.0), r"values must be the panel's control values by name", id="moderated-name", on="lessons.classification.ModeratedPanel.compute"),
     C(lambda: panel("ModeratedPanel").draw(None), r"state must be a ModeratedState", id="moderated-draw", on="lessons.classification.ModeratedPanel.draw"),
     C(lambda: panel("ModeratedPanel").format_readout(panel("NeuronPanel").compute(**good("NeuronPanel"))), r"state must be a ModeratedState", id="moderated-readout", on="lessons.classification.ModeratedPanel.format_readout"),
+    # --- lesson 9 (lessons/monte_carlo/): its panels (a step size <= 0, a number of draws that is not an integer
+    #     or past the stored run, a state not its own), its helpers (zero chains, too few draws) and tables
+    C(lambda: panel("MonteCarloPanel").compute(n=2.5), r"n must be an integer \[5, 1000\]", id="mc-panel-n-float", on="lessons.monte_carlo.MonteCarloPanel.compute"),
+    C(lambda: panel("MonteCarloPanel").compute(n=2000), r"n must be an integer in \[5, 1000\]", id="mc-panel-n-past", on="lessons.monte_carlo.MonteCarloPanel.compute"),
+    C(lambda: panel("MonteCarloPanel").compute(n=0), r"n must be an integer in \[5, 1000\]", id="mc-panel-n-zero", on="lessons.monte_carlo.MonteCarloPanel.compute"),
+    C(lambda: panel("MonteCarloPanel").compute(n=7), r"n must be one of the draw counts \(5, 10", id="mc-panel-n-unstored", on="lessons.monte_carlo.MonteCarloPanel.compute"),
+    C(lambda: panel("MonteCarloPanel").compute(eps=0.1), r"values must be the panel's control values by name", id="mc-panel-name", on="lessons.monte_carlo.MonteCarloPanel.compute"),
+    C(lambda: panel("MonteCarloPanel").draw(None), r"state must be a MCState", id="mc-panel-draw", on="lessons.monte_carlo.MonteCarloPanel.draw"),
+    C(lambda: panel("MonteCarloPanel").format_readout(panel("LeapfrogPanel").compute(**good("LeapfrogPanel"))), r"state must be a MCState", id="mc-panel-readout", on="lessons.monte_carlo.MonteCarloPanel.format_readout"),
+    C(lambda: panel("LeapfrogPanel").compute(**{**good("LeapfrogPanel"), "eps": 0.0}), r"eps must be a finite number > 0", id="leap-panel-eps-zero", on="lessons.monte_carlo.LeapfrogPanel.compute"),
+    C(lambda: panel("LeapfrogPanel").compute(**{**good("LeapfrogPanel"), "eps": -0.01}), r"eps must be a finite number > 0", id="leap-panel-eps-neg", on="lessons.monte_carlo.LeapfrogPanel.compute"),
+    C(lambda: panel("LeapfrogPanel").compute(**{**good("LeapfrogPanel"), "eps": 0.07}), r"eps must be one of the stored step sizes", id="leap-panel-eps-unstored", on="lessons.monte_carlo.LeapfrogPanel.compute"),
+    C(lambda: panel("LeapfrogPanel").compute(**{**good("LeapfrogPanel"), "n_steps": 2.5}), r"n_steps must be an integer >= 1", id="leap-panel-steps-float", on="lessons.monte_carlo.LeapfrogPanel.compute"),
+    C(lambda: panel("LeapfrogPanel").compute(**{**good("LeapfrogPanel"), "n_steps": 0}), r"n_steps must be an integer >= 1", id="leap-panel-steps-zero", on="lessons.monte_carlo.LeapfrogPanel.compute"),
+    C(lambda: panel("LeapfrogPanel").compute(**{**good("LeapfrogPanel"), "n_steps": 10}), r"n_steps must be one of the stored lengths \(5, 20\)", id="leap-panel-steps-unstored", on="lessons.monte_carlo.LeapfrogPanel.compute"),
+    C(lambda: panel("LeapfrogPanel").draw(None), r"state must be a LeapState", id="leap-panel-draw", on="lessons.monte_carlo.LeapfrogPanel.draw"),
+    C(lambda: panel("LeapfrogPanel").format_readout(panel("MonteCarloPanel").compute(n=5)), r"state must be a LeapState", id="leap-panel-readout", on="lessons.monte_carlo.LeapfrogPanel.format_readout"),
+    C(lambda: lesson_mc.where_it_opens("BoundPanel"), r"panel must be 'MonteCarloPanel' or 'LeapfrogPanel'", id="mc-where-it-opens", on="lessons.monte_carlo.where_it_opens"),
+    C(lambda: lesson_mc.fold("w"), r"w must be an array of real numbers", id="mc-fold-str", on="lessons.monte_carlo.fold"),
+    C(lambda: lesson_mc.fold([[0.1, 1.0, 2.0]]), r"w must be draws \(u, v\) of shape \(\.\.\., 2\)", id="mc-fold-shape", on="lessons.monte_carlo.fold"),
+    C(lambda: lesson_mc.fold([[0.1, np.nan]]), r"w must contain only finite", id="mc-fold-nan", on="lessons.monte_carlo.fold"),
+    C(lambda: lesson_mc.marginal_tests("post", [[0.1, 1.0]] * 4, 2.0), r"post must be a ToyPosterior", id="mc-marginal-post", on="lessons.monte_carlo.marginal_tests"),
+    C(lambda: lesson_mc.marginal_tests(toy(), [[0.1, 1.0]] * 4, 0.0), r"ess must be a finite number > 0", id="mc-marginal-ess", on="lessons.monte_carlo.marginal_tests"),
+    C(lambda: lesson_mc.diagnostics({}), r"traces must be a non-empty dict of name -> \(chains, draws\) array", id="mc-diag-empty", on="lessons.monte_carlo.diagnostics"),
+    C(lambda: lesson_mc.diagnostics({"u": np.ones((0, 10))}), r"traces\['u'\] must be a 2-D array of shape \(chains, draws\) with at least 1 row", id="mc-diag-no-chains", on="lessons.monte_carlo.diagnostics"),
+    C(lambda: lesson_mc.diagnostics({"u": np.ones((2, 3))}), r"traces\['u'\] must have at least 4 draws per chain", id="mc-diag-few-draws", on="lessons.monte_carlo.diagnostics"),
+    C(lambda: lesson_mc.estimate_table("runs"), r"runs must be a ToyRuns \(toy_runs\(\)\) or None", id="mc-estimate-table", on="lessons.monte_carlo.estimate_table"),
+    C(lambda: lesson_mc.cost_summary(None, 1.0, 10), r"runs must be a ToyRuns", id="mc-cost-runs", on="lessons.monte_carlo.cost_summary"),
+    C(lambda: lesson_mc.cost_summary(lesson_mc.toy_runs(), -1.0, 10), r"kl_seconds must be a finite number > 0", id="mc-cost-seconds", on="lessons.monte_carlo.cost_summary"),
+    C(lambda: lesson_mc.cost_summary(lesson_mc.toy_runs(), 1.0, 2.5), r"kl_iterations must be an integer >= 0", id="mc-cost-iterations", on="lessons.monte_carlo.cost_summary"),
+    C(lambda: lesson_mc.cost_table({"kl_error": 0.1}), r"cost must be cost_summary\(\)'s dict with kl_error, kl_iterations", id="mc-cost-table", on="lessons.monte_carlo.cost_table"),
+    C(lambda: lesson_mc.sweep_table({}), r"store must be the stored runs \(load_store\(\)\) with sweep_eps", id="mc-sweep-table", on="lessons.monte_carlo.sweep_table"),
+    C(lambda: lesson_mc.diagnostics_table({"u": {"r_hat": 1.0}}), r"diag must be diagnostics\(\)'s non-empty dict of name -> r_hat, ess_bulk, ess_tail", id="mc-diag-table", on="lessons.monte_carlo.diagnostics_table"),
+    C(lambda: lesson_mc.replicate_table([]), r"store must be the stored runs \(load_store\(\)\) with rep_estimate, rep_se", id="mc-replicate-table", on="lessons.monte_carlo.replicate_table"),
+    C(lambda: lesson_mc.replicate_table({"rep_estimate": np.array([0.6]), "rep_se": np.array([0.01])}), r"store\['rep_estimate'\] must have at least 2 entries", id="mc-replicate-one", on="lessons.monte_carlo.replicate_table"),
+    C(lambda: lesson_mc.chain_table(None), r"reference must be a stored HMC reference \(load_reference\(\)\) with splits", id="mc-chain-table", on="lessons.monte_carlo.chain_table"),
+    C(lambda: lesson_mc.chain_table({"splits": [{"index": 0}]}), r"reference\['splits'\] must be a non-empty list of rows \(dicts with index, test_mse", id="mc-chain-table-rows", on="lessons.monte_carlo.chain_table"),
+    C(lambda: lesson_mc.plot_draws(ax()), r"axes must be 3 matplotlib Axes", id="mc-plot-draws-axes", on="lessons.monte_carlo.plot_draws"),
+    C(lambda: lesson_mc.plot_draws(new_figure(6, 2, ncols=3)[1], "runs"), r"runs must be a ToyRuns", id="mc-plot-draws-runs", on="lessons.monte_carlo.plot_draws"),
+    C(lambda: lesson_mc.plot_draws(new_figure(6, 2, ncols=3)[1], thin=0), r"thin must be an integer in \[1, 1000\]", id="mc-plot-draws-thin", on="lessons.monte_carlo.plot_draws"),
+    C(lambda: lesson_mc.plot_boston_traces(ax(), {"traces": {}}), r"axes must be 5 matplotlib Axes", id="mc-boston-traces-axes", on="lessons.monte_carlo.plot_boston_traces"),
+    C(lambda: lesson_mc.plot_boston_traces(new_figure(8, 2, ncols=5)[1], {"traces": {"alpha": [[1.0]]}}), r"chains\['traces'\] must be a dict of name -> \(chains, draws\) trace with draw_mse", id="mc-boston-traces-keys", on="lessons.monte_carlo.plot_boston_traces"),
+    C(lambda: lesson_mc.plot_boston_traces(new_figure(8, 2, ncols=5)[1], [1.0]), r"chains must be a stored chains file \(load_chains\(\)\) with traces", id="mc-boston-traces-chains", on="lessons.monte_carlo.plot_boston_traces"),
+    # --- studies behind lesson 9 and lesson 4's ladder (studies/toy_hmc.py, hmc_chains.py, network_ladder.py):
+    #     each refuses before it samples or fits
+    C(lambda: toy_hmc.predictive_draws([[0.1, 1.0, 2.0]]), r"w must be draws \(u, v\) of shape \(\.\.\., 2\)", id="toy-hmc-draws-shape", on="studies.toy_hmc.predictive_draws"),
+    C(lambda: toy_hmc.predictive_draws([[0.1, 1.0]], x_star=np.inf), r"x_star must be a finite real number", id="toy-hmc-draws-xstar", on="studies.toy_hmc.predictive_draws"),
+    C(lambda: toy_hmc.compute_store(n_replicates=1), r"n_replicates must be an integer in \[2, 1000\]", id="toy-hmc-store-reps", on="studies.toy_hmc.compute_store"),
+    C(lambda: toy_hmc.compute_store(steps=[0.01, 0.0]), r"steps must be step sizes > 0", id="toy-hmc-store-steps", on="studies.toy_hmc.compute_store"),
+    C(lambda: toy_hmc.compute_store(lengths=[]), r"lengths must be a non-empty sequence of integers >= 1", id="toy-hmc-store-lengths", on="studies.toy_hmc.compute_store"),
+    C(lambda: toy_hmc.compute_store(lengths=[5, 2.5]), r"lengths must be an integer \[1, 10000\]", id="toy-hmc-store-length", on="studies.toy_hmc.compute_store"),
+    C(lambda: toy_hmc.load_store(3), r"path must be None or a str or pathlib.Path", id="toy-hmc-load-type", on="studies.toy_hmc.load_store"),
+    C(lambda: toy_hmc.load_store("/no/such/store.npz"), r"path must be an existing stored file", id="toy-hmc-load-missing", on="studies.toy_hmc.load_store"),
+    C(lambda: toy_hmc.write_store(3.0), r"path must be None or a str or pathlib.Path", id="toy-hmc-write", on="studies.toy_hmc.write_store"),
+    C(lambda: hmc_chains.chain_traces(thin=0), r"thin must be an integer in \[1, 500\]", id="hmc-chains-thin", on="studies.hmc_chains.chain_traces"),
+    C(lambda: hmc_chains.chain_traces(config="cfg"), r"config must be a TableConfig or None", id="hmc-chains-config", on="studies.hmc_chains.chain_traces"),
+    C(lambda: hmc_chains.chain_traces(settings={}), r"settings must be a SamplerSettings", id="hmc-chains-settings", on="studies.hmc_chains.chain_traces"),
+    C(lambda: hmc_chains.stored_config({"dataset": "boston"}), r"stored must be a stored chains file \(chain_traces\(\)'s dict\) with dataset, index", id="hmc-chains-stored-config", on="studies.hmc_chains.stored_config"),
+    C(lambda: hmc_chains.load_chains("iris"), r"dataset must be one of \('boston', 'diabetes'\)", id="hmc-chains-load-dataset", on="studies.hmc_chains.load_chains"),
+    C(lambda: hmc_chains.load_chains(directory=3), r"directory must be None or a str or pathlib.Path", id="hmc-chains-load-dir", on="studies.hmc_chains.load_chains"),
+    C(lambda: hmc_chains.load_chains(directory="/no/such/folder"), r"directory must be an existing folder", id="hmc-chains-load-missing", on="studies.hmc_chains.load_chains"),
+    C(lambda: network_ladder.fit_ladder({"data": {}}), r"config must be a dict with the keys of ladder_config\(\)", id="ladder-fit-config", on="studies.network_ladder.fit_ladder"),
+    C(lambda: network_ladder.load_ladder(directory=3), r"directory must be None or a str or pathlib.Path", id="ladder-load-dir", on="studies.network_ladder.load_ladder"),
+    C(lambda: network_ladder.load_ladder(directory="/no/such/folder"), r"directory must be an existing folder", id="ladder-load-missing", on="studies.network_ladder.load_ladder"),
+    C(lambda: network_ladder.save_ladder(3), r"path must be None or a str or pathlib.Path", id="ladder-save-path", on="studies.network_ladder.save_ladder"),
+    C(lambda: network_ladder.save_ladder(force="yes"), r"force must be True or False", id="ladder-save-force", on="studies.network_ladder.save_ladder"),
 ]
 
 

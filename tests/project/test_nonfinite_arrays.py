@@ -24,8 +24,10 @@ from ensemble_lib.inference import mixture, model_comparison
 from ensemble_lib.lessons import bound
 from ensemble_lib.lessons import mixture as lesson_mixture
 from ensemble_lib.lessons import model_choice
+from ensemble_lib.lessons import monte_carlo
 from ensemble_lib.models import classification, mackay_gaussian, network, toy
-from ensemble_lib.studies import classification_demo, datasets, network_demo, noise_inputs
+from ensemble_lib.studies import classification_demo, datasets, network_demo, noise_inputs, toy_hmc
+from ensemble_lib.ui.plotting import new_figure
 
 
 @lru_cache(maxsize=None)
@@ -50,6 +52,23 @@ def _logit():
 def _net():
     x = np.linspace(-2, 2, 6)
     return E.NetworkPosterior(E.add_bias(x[:, None]), np.sin(x), 2, alpha=1.0, beta=25.0, n_quad=16)
+
+
+#: four draws (u, v) of lesson 9's toy, and a trace of 2 chains × 6 draws
+W4 = np.array([[0.3, 1.0], [-0.5, -2.0], [0.8, 1.5], [0.1, 0.2]])
+T26 = np.array([[0.1, 0.4, -0.2, 0.3, 0.0, 0.5], [0.2, -0.1, 0.6, 0.1, 0.3, -0.4]])
+
+
+def _boston_traces(draw_mse, alpha, beta, f_train_0, w_0):
+    """Lesson 9's plot of a Boston split's traces, on a figure of its own (closed after)."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = new_figure(8, 2, ncols=5)
+    try:
+        return monte_carlo.plot_boston_traces(axes, {"traces": {"draw_mse": draw_mse, "alpha": alpha, "beta": beta,
+                                                                "f_train_0": f_train_0, "w_0": w_0}})
+    finally:
+        plt.close(fig)
 
 
 W6 = np.array([0.5, 0.1, -0.3, 0.2, 1.0, -1.0])
@@ -154,6 +173,17 @@ SPECS = {
     "entropy_table": (lambda separations: lesson_mixture.entropy_table(separations),
                       {"separations": np.array([0.0, 1.0, 2.0])}),
     "local_mass_rows": (lambda alphas: model_choice.local_mass_rows(alphas), {"alphas": np.array([0.2, 2.0])}),
+    # lesson 9 (lessons/monte_carlo/) and its stored toy runs (studies/toy_hmc.py)
+    "predictive_draws": (lambda w: toy_hmc.predictive_draws(w), {"w": W4}),
+    "fold": (lambda w: monte_carlo.fold(w), {"w": W4}),
+    "marginal_tests": (lambda w: monte_carlo.marginal_tests(_toy(), w, 4.0), {"w": W4}),
+    "running_estimate": (lambda f_chains: monte_carlo.running_estimate(f_chains, ns=(4, 6)), {"f_chains": T26}),
+    "diagnostics": (lambda traces: monte_carlo.diagnostics({"f": traces}), {"traces": T26}),
+    "replicate_table": (lambda rep_estimate, rep_se: monte_carlo.replicate_table({"rep_estimate": rep_estimate,
+                                                                                 "rep_se": rep_se}),
+                        {"rep_estimate": np.array([0.62, 0.63, 0.61]), "rep_se": np.array([0.01, 0.01, 0.02])}),
+    "plot_boston_traces": (_boston_traces, {"draw_mse": T26 + 1.0, "alpha": T26 + 1.0, "beta": T26 + 2.0,
+                                            "f_train_0": T26, "w_0": T26}),
 }
 
 

@@ -112,7 +112,7 @@ SPEC = {
         moves=[("eps", 0.065), ("n_steps", 5), ("eps", 0.005)],
         readout="library HMC: mean acceptance",
         numbers=lambda s: [f"{s.accept_prob:.3f}", f"{s.accept_drawn:.3f}"],
-        bad=("eps", 0.0, "eps must be one of")),
+        bad=("eps", 0.0, "eps must be a finite number")),
 }
 
 _BUILT: dict = {}
