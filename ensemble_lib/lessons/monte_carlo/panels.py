@@ -148,6 +148,10 @@ class LeapfrogPanel(FigurePanel):
         ax.set_ylim(v0, v1)
         self._path = ax.plot([], [], "o-", color="C3", ms=3, lw=1.2)[0]
         self._start_star = ax.plot(*LEAP_START, "k*", ms=9)[0]
+        # the setting and where the trajectory ends, in the figure: a divergent trajectory leaves the
+        # view after a step or two, and then a longer one would otherwise draw the same picture
+        self._note = ax.text(0.02, 0.02, "", transform=ax.transAxes, fontsize=8, va="bottom",
+                             bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9))
         opts = dict(continuous_update=True, style={"description_width": "initial"})
         controls = {"eps": w.SelectionSlider(options=list(SWEEP_STEPS), value=self.START["eps"],
                                              description="step size ε", **opts),
@@ -156,7 +160,7 @@ class LeapfrogPanel(FigurePanel):
         super().__init__(controls, fig)
 
     def animated_artists(self) -> list:
-        return [self._path, self._start_star]
+        return [self._path, self._start_star, self._note]
 
     START = {"eps": SWEEP_STEPS[2], "n_steps": SWEEP_LENGTHS[-1]}
 
@@ -165,6 +169,13 @@ class LeapfrogPanel(FigurePanel):
 
     def draw(self, state: LeapState) -> None:
         self._path.set_data(state.path[:, 0], state.path[:, 1])
+        u0, u1 = self.ax.get_xlim()
+        v0, v1 = self.ax.get_ylim()
+        u, v = state.path[:, 0], state.path[:, 1]
+        inside = (u >= u0) & (u <= u1) & (v >= v0) & (v <= v1)
+        end = (f"leaves the view after step {int(np.argmin(inside))}" if not inside.all()
+               else f"ends at ({state.path[-1, 0]:.2f}, {state.path[-1, 1]:.2f})")
+        self._note.set_text(f"ε = {state.eps:g}, L = {state.n_steps}: {end}")
 
     def format_readout(self, state: LeapState) -> str:
         dH = state.energy[-1] - state.energy[0] if state.path.shape[0] == state.n_steps + 1 else np.inf
