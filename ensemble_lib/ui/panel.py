@@ -83,7 +83,7 @@ from . import panel_controls as _controls
 from .panel_checks import (check_axes, check_control_name, check_flag, check_panel_args, check_range, check_state,
                            check_values, guard_hooks)
 from .memo import LRUMemo
-from .panel_canvas import BlitCanvas
+from .panel_canvas import BlitCanvas, LazyImage, PanelBox, building_unseen, lay_out_once
 from .panel_controls import NUMERIC_SLIDERS, grid_value, same_value
 from .panel_live import (COALESCE_GAP_S, COALESCE_MAX_WAIT_S, COALESCE_QUIET_S, SLOW_STEP_S,
                          STREAM_FRAME_S, LiveUpdates, from_front_end)
@@ -177,14 +177,15 @@ class FigurePanel(LiveUpdates):
         fig.set_dpi(self.dpi)
         if self.blit:
             BlitCanvas(fig, self.animated_artists, self.overlay_artists, self.background_key)
-        # lay the figure out once; later steps redraw without a layout pass
-        if fig.get_layout_engine() is not None:
-            fast_png(fig)
-            fig.set_layout_engine("none")
+        lay_out_once(fig)  # the layout pass alone, once; later steps redraw without one
         # shown at the size it is rendered (CSS size = pixel size: never stretched or blurred)
         width, height = fig.canvas.get_width_height()
-        self.image = widgets.Image(format=self.image_format, layout=widgets.Layout(
+        self.image = LazyImage(format=self.image_format, layout=widgets.Layout(
             width=f"{width}px", height=f"{height}px", max_width="100%", object_fit="contain"))
+        # built inside unseen_panels(): no image is rendered until the panel is displayed or its image read
+        self._live, self._unrendered = not building_unseen(), False
+        if not self._live:
+            self.image.on_read = self._go_live
         self.readout = widgets.HTML()
         self.status = widgets.HTML()
         self.n_updates = 0
@@ -226,7 +227,9 @@ class FigurePanel(LiveUpdates):
         self.n_published = 0
         self._step_boxes: list[str] = []
         self._published_boxes: list[str] = []
-        self.widget = widgets.VBox([*rows, self.image, self.readout, self.status, self._css, self.step_mark])
+        self.widget = PanelBox([*rows, self.image, self.readout, self.status, self._css, self.step_mark])
+        if not self._live:
+            self.widget.on_show = self._go_live
         self.widget.add_class("ensemble-panel")
         beside = self.readout_beside
         if beside is None:
@@ -607,11 +610,28 @@ class FigurePanel(LiveUpdates):
         """Draw ``state``, render it into the image, write its readout (under :data:`DRAW_LOCK`)."""
         with DRAW_LOCK:
             self.draw(state)
-            self.image.value = self.render()
+            if self._live:
+                self.image.value = self.render()
+            else:  # built unseen and not shown yet: rendered when displayed or read (_go_live)
+                self._unrendered = True
             self.readout.value = self.format_readout(state)
             self.last_error = None
             self.state = state
             self._publish_step(self._step_boxes)
+
+    def _go_live(self) -> None:
+        """From now on render every step at once; render the figure now if a step left it unrendered.
+
+        For a panel built inside :func:`~ensemble_lib.ui.panel_canvas.unseen_panels`, called when its
+        widget is first displayed or its image's bytes first read: until then a step draws its state
+        but renders no image (a panel of a solution's own, never shown).
+        """
+        self._live = True
+        self.image.on_read = self.widget.on_show = None
+        if self._unrendered:
+            with DRAW_LOCK:
+                self._unrendered = False
+                self.image.value = self.render()
 
     def render(self) -> bytes:
         """The figure as laid out, encoded for the image widget (:attr:`image_format`)."""
