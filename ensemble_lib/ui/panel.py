@@ -177,13 +177,16 @@ class FigurePanel(LiveUpdates):
         fig.set_dpi(self.dpi)
         if self.blit:
             BlitCanvas(fig, self.animated_artists, self.overlay_artists, self.background_key)
-        lay_out_once(fig)  # the layout pass alone, once; later steps redraw without one
+        # built inside unseen_panels(): nothing is laid out, drawn or rendered until the panel is
+        # displayed or its image read (_go_live); any other panel is laid out now, once
+        self._live, self._unrendered, self._undrawn = not building_unseen(), False, None
+        self._laid_out = False
+        if self._live:
+            self._catch_up()
         # shown at the size it is rendered (CSS size = pixel size: never stretched or blurred)
         width, height = fig.canvas.get_width_height()
         self.image = LazyImage(format=self.image_format, layout=widgets.Layout(
             width=f"{width}px", height=f"{height}px", max_width="100%", object_fit="contain"))
-        # built inside unseen_panels(): no image is rendered until the panel is displayed or its image read
-        self._live, self._unrendered = not building_unseen(), False
         if not self._live:
             self.image.on_read = self._go_live
         self.readout = widgets.HTML()
@@ -609,32 +612,49 @@ class FigurePanel(LiveUpdates):
     def _show(self, state) -> None:
         """Draw ``state``, render it into the image, write its readout (under :data:`DRAW_LOCK`)."""
         with DRAW_LOCK:
-            self.draw(state)
             if self._live:
+                self.draw(state)
                 self.image.value = self.render()
-            else:  # built unseen and not shown yet: rendered when displayed or read (_go_live)
-                self._unrendered = True
+            else:  # built unseen and not shown yet: drawn and rendered when displayed or read (_go_live)
+                self._undrawn, self._unrendered = state, True
             self.readout.value = self.format_readout(state)
             self.last_error = None
             self.state = state
             self._publish_step(self._step_boxes)
 
-    def _go_live(self) -> None:
-        """From now on render every step at once; render the figure now if a step left it unrendered.
+    def _catch_up(self) -> None:
+        """Lay the figure out (once) and draw the last state shown, where a panel built unseen put them off."""
+        if not self._laid_out:
+            self._laid_out = True
+            lay_out_once(self.fig)  # the layout pass alone, once; later steps redraw without one
+        state, self._undrawn = self._undrawn, None
+        if state is not None:
+            self.draw(state)
 
-        For a panel built inside :func:`~ensemble_lib.ui.panel_canvas.unseen_panels`, called when its
-        widget is first displayed or its image's bytes first read: until then a step draws its state
-        but renders no image (a panel of a solution's own, never shown).
+    def _go_live(self) -> None:
+        """For a panel built inside :func:`~ensemble_lib.ui.panel_canvas.unseen_panels`, when its widget
+        is first displayed or its image first read: lay out, draw and render what its steps put off,
+        and from now on draw and render every step at once. A ``draw`` that fails here is shown in
+        the status line, as in :meth:`update`.
         """
         self._live = True
         self.image.on_read = self.widget.on_show = None
-        if self._unrendered:
-            with DRAW_LOCK:
+        with DRAW_LOCK:
+            try:
+                if self._unrendered:
+                    self.image.value = self.render()
+                else:
+                    self._catch_up()
+            except (ValueError, RuntimeError, ArithmeticError) as exc:
+                self._show_refusal(exc)
+            except Exception as exc:  # noqa: BLE001 - a display hook must never lose an error
+                self._show_error(exc)
+            finally:
                 self._unrendered = False
-                self.image.value = self.render()
 
     def render(self) -> bytes:
         """The figure as laid out, encoded for the image widget (:attr:`image_format`)."""
+        self._catch_up()
         if self.image_format == "jpeg":
             return fast_jpeg(self.fig)
         return fast_png(self.fig)
