@@ -73,7 +73,6 @@ import abc
 import contextlib
 import html
 import json
-import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
 
@@ -83,7 +82,7 @@ from . import panel_controls as _controls
 from .panel_checks import (check_axes, check_control_name, check_flag, check_panel_args, check_range, check_state,
                            check_values, guard_hooks)
 from .memo import LRUMemo
-from .panel_canvas import BlitCanvas, LazyImage, PanelBox, building_unseen, lay_out_once
+from .panel_canvas import DRAW_LOCK, BlitCanvas, LazyImage, PanelBox, ShownWhenSeen
 from .panel_controls import NUMERIC_SLIDERS, grid_value, same_value
 from .panel_live import (COALESCE_GAP_S, COALESCE_MAX_WAIT_S, COALESCE_QUIET_S, SLOW_STEP_S,
                          STREAM_FRAME_S, LiveUpdates, from_front_end)
@@ -99,14 +98,9 @@ PANEL_DPI = 100
 
 
 
-#: Held while a panel draws and renders. matplotlib's text rendering (FreeType) is not
-#: thread-safe, and ipykernel 7 may handle widget messages on a subshell's thread while another
-#: thread draws (a clean-clone browser run saw FreeType fail mid-drag, "invalid outline" and
-#: "raster overflow", in lesson 5's stream): every panel step draws under this one lock.
-DRAW_LOCK = threading.RLock()
 
 
-class FigurePanel(LiveUpdates):
+class FigurePanel(LiveUpdates, ShownWhenSeen):
     """Base class: ``controls`` (name → widget), a figure, a readout and a status line.
 
     Parameters
@@ -177,18 +171,11 @@ class FigurePanel(LiveUpdates):
         fig.set_dpi(self.dpi)
         if self.blit:
             BlitCanvas(fig, self.animated_artists, self.overlay_artists, self.background_key)
-        # built inside unseen_panels(): nothing is laid out, drawn or rendered until the panel is
-        # displayed or its image read (_go_live); any other panel is laid out now, once
-        self._live, self._unrendered, self._undrawn = not building_unseen(), False, None
-        self._laid_out = False
-        if self._live:
-            self._catch_up()
+        self._start_drawing()  # laid out now, once; or, built unseen, when first shown (panel_canvas)
         # shown at the size it is rendered (CSS size = pixel size: never stretched or blurred)
         width, height = fig.canvas.get_width_height()
         self.image = LazyImage(format=self.image_format, layout=widgets.Layout(
             width=f"{width}px", height=f"{height}px", max_width="100%", object_fit="contain"))
-        if not self._live:
-            self.image.on_read = self._go_live
         self.readout = widgets.HTML()
         self.status = widgets.HTML()
         self.n_updates = 0
@@ -231,8 +218,7 @@ class FigurePanel(LiveUpdates):
         self._step_boxes: list[str] = []
         self._published_boxes: list[str] = []
         self.widget = PanelBox([*rows, self.image, self.readout, self.status, self._css, self.step_mark])
-        if not self._live:
-            self.widget.on_show = self._go_live
+        self._hook_first_sight()
         self.widget.add_class("ensemble-panel")
         beside = self.readout_beside
         if beside is None:
@@ -621,36 +607,6 @@ class FigurePanel(LiveUpdates):
             self.last_error = None
             self.state = state
             self._publish_step(self._step_boxes)
-
-    def _catch_up(self) -> None:
-        """Lay the figure out (once) and draw the last state shown, where a panel built unseen put them off."""
-        if not self._laid_out:
-            self._laid_out = True
-            lay_out_once(self.fig)  # the layout pass alone, once; later steps redraw without one
-        state, self._undrawn = self._undrawn, None
-        if state is not None:
-            self.draw(state)
-
-    def _go_live(self) -> None:
-        """For a panel built inside :func:`~ensemble_lib.ui.panel_canvas.unseen_panels`, when its widget
-        is first displayed or its image first read: lay out, draw and render what its steps put off,
-        and from now on draw and render every step at once. A ``draw`` that fails here is shown in
-        the status line, as in :meth:`update`.
-        """
-        self._live = True
-        self.image.on_read = self.widget.on_show = None
-        with DRAW_LOCK:
-            try:
-                if self._unrendered:
-                    self.image.value = self.render()
-                else:
-                    self._catch_up()
-            except (ValueError, RuntimeError, ArithmeticError) as exc:
-                self._show_refusal(exc)
-            except Exception as exc:  # noqa: BLE001 - a display hook must never lose an error
-                self._show_error(exc)
-            finally:
-                self._unrendered = False
 
     def render(self) -> bytes:
         """The figure as laid out, encoded for the image widget (:attr:`image_format`)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
 from collections.abc import Callable, Iterable, Iterator
 
 import ipywidgets as widgets
@@ -60,6 +61,12 @@ def lay_out_once(fig) -> None:
             pass
     fig.set_layout_engine("none")
 
+
+#: Held while a panel draws and renders. matplotlib's text rendering (FreeType) is not
+#: thread-safe, and ipykernel 7 may handle widget messages on a subshell's thread while another
+#: thread draws (a clean-clone browser run saw FreeType fail mid-drag, "invalid outline" and
+#: "raster overflow", in lesson 5's stream): every panel step draws under this one lock.
+DRAW_LOCK = threading.RLock()
 
 #: True inside :func:`unseen_panels`: panels built then render no image until they are shown
 _UNSEEN = contextvars.ContextVar("ensemble_panels_unseen", default=False)
@@ -205,6 +212,61 @@ class BlitCanvas(FigureCanvasAgg):
             a.draw(renderer)
         for sprite in self._sprites:
             self.restore_region(sprite)
+
+
+class ShownWhenSeen:
+    """A panel built inside :func:`unseen_panels` is laid out, drawn and rendered only when first
+    shown: a base class of :class:`FigurePanel <ensemble_lib.ui.panel.FigurePanel>`, which supplies
+    ``fig``, ``image`` (a :class:`LazyImage`), ``widget`` (a :class:`PanelBox`), ``draw``,
+    ``render`` (which calls :meth:`_catch_up` first), ``_show_refusal`` and ``_show_error``, and
+    whose steps, while ``_live`` is false, only record their state (``_undrawn``, ``_unrendered``).
+    """
+
+    _live = True  # every step draws and renders at once
+    _laid_out = True
+    _undrawn = None  # the last state a step shown unseen left undrawn
+    _unrendered = False  # a step was shown unseen and not rendered
+
+    def _start_drawing(self) -> None:
+        """At construction: lay the figure out now, once; or (built unseen) when first shown."""
+        self._live, self._laid_out, self._undrawn, self._unrendered = not building_unseen(), False, None, False
+        if self._live:
+            self._catch_up()
+
+    def _hook_first_sight(self) -> None:
+        """At construction, once ``image`` and ``widget`` exist: a panel built unseen goes live
+        when its widget is displayed or its image read."""
+        if not self._live:
+            self.image.on_read = self.widget.on_show = self._go_live
+
+    def _catch_up(self) -> None:
+        """Lay the figure out (once) and draw the last state shown, where a panel built unseen put them off."""
+        if not self._laid_out:
+            self._laid_out = True
+            lay_out_once(self.fig)  # the layout pass alone, once; later steps redraw without one
+        state, self._undrawn = self._undrawn, None
+        if state is not None:
+            self.draw(state)
+
+    def _go_live(self) -> None:
+        """When a panel built unseen is first displayed or its image first read: lay out, draw and
+        render what its steps put off, and from now on draw and render every step at once. A
+        ``draw`` that fails here is shown in the status line, as in a step.
+        """
+        self._live = True
+        self.image.on_read = self.widget.on_show = None
+        with DRAW_LOCK:
+            try:
+                if self._unrendered:
+                    self.image.value = self.render()
+                else:
+                    self._catch_up()
+            except (ValueError, RuntimeError, ArithmeticError) as exc:
+                self._show_refusal(exc)
+            except Exception as exc:  # noqa: BLE001 - a display hook must never lose an error
+                self._show_error(exc)
+            finally:
+                self._unrendered = False
 
 
 __all__: list[str] = []  # the blitting canvas is the panel machine's own (ensemble_lib.ui.panel)
