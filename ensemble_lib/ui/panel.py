@@ -19,7 +19,10 @@ The base class owns the machinery:
   exactly its pixel size. This works the same in JupyterLab, Voilà,
   nbval and headless tests, and keeps each step's cost in the kernel, where it
   can be measured;
-* the layout is computed once; a panel may opt in to blitting
+* the layout is computed once (the layout pass alone, nothing drawn); a panel built inside
+  :func:`~ensemble_lib.ui.panel_canvas.unseen_panels` (an exercise's solution's own panel) puts
+  off its layout, drawing and rendering until it is displayed or its image read;
+  a panel may opt in to blitting
   (:attr:`~FigurePanel.blit`): only :meth:`~FigurePanel.animated_artists` are
   redrawn over a cached image of the rest, which
   :meth:`~FigurePanel.invalidate_background` renews when it changes. An axis whose range
