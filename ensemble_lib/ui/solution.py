@@ -18,6 +18,8 @@ import html
 import io
 from collections.abc import Iterator
 
+from .panel_canvas import unseen_panels  # panels a solution builds render only when shown
+
 #: the visible line of a folded solution (the browser suite looks for it)
 SUMMARY = "click to show"
 
@@ -42,8 +44,6 @@ def solution(title: str = "Solution") -> Iterator[None]:
 
     if not isinstance(title, str):
         raise ValueError(f"title must be a str, got {type(title).__name__}")
-    from .panel_canvas import unseen_panels  # panels a solution builds render only when shown
-
     buf = io.StringIO()
     try:
         with contextlib.redirect_stdout(buf), unseen_panels():
