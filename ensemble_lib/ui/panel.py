@@ -19,7 +19,10 @@ The base class owns the machinery:
   exactly its pixel size. This works the same in JupyterLab, Voilà,
   nbval and headless tests, and keeps each step's cost in the kernel, where it
   can be measured;
-* the layout is computed once; a panel may opt in to blitting
+* the layout is computed once (the layout pass alone, nothing drawn); a panel built inside
+  :func:`~ensemble_lib.ui.panel_canvas.unseen_panels` (an exercise's solution's own panel) puts
+  off its layout, drawing and rendering until it is displayed or its image read;
+  a panel may opt in to blitting
   (:attr:`~FigurePanel.blit`): only :meth:`~FigurePanel.animated_artists` are
   redrawn over a cached image of the rest, which
   :meth:`~FigurePanel.invalidate_background` renews when it changes. An axis whose range
@@ -73,7 +76,6 @@ import abc
 import contextlib
 import html
 import json
-import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
 
@@ -83,7 +85,7 @@ from . import panel_controls as _controls
 from .panel_checks import (check_axes, check_control_name, check_flag, check_panel_args, check_range, check_state,
                            check_values, guard_hooks)
 from .memo import LRUMemo
-from .panel_canvas import BlitCanvas
+from .panel_canvas import DRAW_LOCK, BlitCanvas, LazyImage, PanelBox, ShownWhenSeen
 from .panel_controls import NUMERIC_SLIDERS, grid_value, same_value
 from .panel_live import (COALESCE_GAP_S, COALESCE_MAX_WAIT_S, COALESCE_QUIET_S, SLOW_STEP_S,
                          STREAM_FRAME_S, LiveUpdates, from_front_end)
@@ -99,14 +101,9 @@ PANEL_DPI = 100
 
 
 
-#: Held while a panel draws and renders. matplotlib's text rendering (FreeType) is not
-#: thread-safe, and ipykernel 7 may handle widget messages on a subshell's thread while another
-#: thread draws (a clean-clone browser run saw FreeType fail mid-drag, "invalid outline" and
-#: "raster overflow", in lesson 5's stream): every panel step draws under this one lock.
-DRAW_LOCK = threading.RLock()
 
 
-class FigurePanel(LiveUpdates):
+class FigurePanel(LiveUpdates, ShownWhenSeen):
     """Base class: ``controls`` (name → widget), a figure, a readout and a status line.
 
     Parameters
@@ -177,13 +174,10 @@ class FigurePanel(LiveUpdates):
         fig.set_dpi(self.dpi)
         if self.blit:
             BlitCanvas(fig, self.animated_artists, self.overlay_artists, self.background_key)
-        # lay the figure out once; later steps redraw without a layout pass
-        if fig.get_layout_engine() is not None:
-            fast_png(fig)
-            fig.set_layout_engine("none")
+        self._start_drawing()  # laid out now, once; or, built unseen, when first shown (panel_canvas)
         # shown at the size it is rendered (CSS size = pixel size: never stretched or blurred)
         width, height = fig.canvas.get_width_height()
-        self.image = widgets.Image(format=self.image_format, layout=widgets.Layout(
+        self.image = LazyImage(format=self.image_format, layout=widgets.Layout(
             width=f"{width}px", height=f"{height}px", max_width="100%", object_fit="contain"))
         self.readout = widgets.HTML()
         self.status = widgets.HTML()
@@ -226,7 +220,8 @@ class FigurePanel(LiveUpdates):
         self.n_published = 0
         self._step_boxes: list[str] = []
         self._published_boxes: list[str] = []
-        self.widget = widgets.VBox([*rows, self.image, self.readout, self.status, self._css, self.step_mark])
+        self.widget = PanelBox([*rows, self.image, self.readout, self.status, self._css, self.step_mark])
+        self._hook_first_sight()
         self.widget.add_class("ensemble-panel")
         beside = self.readout_beside
         if beside is None:
@@ -606,8 +601,11 @@ class FigurePanel(LiveUpdates):
     def _show(self, state) -> None:
         """Draw ``state``, render it into the image, write its readout (under :data:`DRAW_LOCK`)."""
         with DRAW_LOCK:
-            self.draw(state)
-            self.image.value = self.render()
+            if self._live:
+                self.draw(state)
+                self.image.value = self.render()
+            else:  # built unseen and not shown yet: drawn and rendered when displayed or read (_go_live)
+                self._undrawn, self._unrendered = state, True
             self.readout.value = self.format_readout(state)
             self.last_error = None
             self.state = state
@@ -615,6 +613,7 @@ class FigurePanel(LiveUpdates):
 
     def render(self) -> bytes:
         """The figure as laid out, encoded for the image widget (:attr:`image_format`)."""
+        self._catch_up()
         if self.image_format == "jpeg":
             return fast_jpeg(self.fig)
         return fast_png(self.fig)

@@ -5,6 +5,10 @@ expands a collapsed output as soon as the cell runs, and Run All runs every cell
 would then show under its exercise. So a solution prints inside :func:`solution`; what it prints
 is shown in a closed ``<details>`` block, "Solution (click to show)", that a student opens on
 purpose. (The Voilà apps leave the solution cells out altogether; ``make student`` removes them.)
+
+A panel the solution builds of its own (so that the lesson's panel stays where the text left it)
+is built inside :func:`~ensemble_lib.ui.panel_canvas.unseen_panels`: nobody sees it, so it renders
+no image unless it is displayed or its image read, which then shows it at once.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import contextlib
 import html
 import io
 from collections.abc import Iterator
+
+from .panel_canvas import unseen_panels  # panels a solution builds render only when shown
 
 #: the visible line of a folded solution (the browser suite looks for it)
 SUMMARY = "click to show"
@@ -40,7 +46,7 @@ def solution(title: str = "Solution") -> Iterator[None]:
         raise ValueError(f"title must be a str, got {type(title).__name__}")
     buf = io.StringIO()
     try:
-        with contextlib.redirect_stdout(buf):
+        with contextlib.redirect_stdout(buf), unseen_panels():
             yield
     finally:
         display(HTML(folded_html(buf.getvalue(), title)))

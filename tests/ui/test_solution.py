@@ -55,3 +55,16 @@ def test_bad_title_is_refused(shown):
         with solution(3):
             pass
     assert folded_html("", "t").startswith("<details")
+
+
+def test_a_panel_the_solution_builds_renders_only_when_shown_and_one_built_after_at_once(shown):
+    from ensemble_lib.lessons.toy_posterior import ToyExplorer
+
+    with solution("Solution 4"):
+        own = ToyExplorer()  # a panel of the solution's own (the lesson's stays as it was)
+        own.update()
+    after = ToyExplorer()
+    after.update()
+    assert own.image._trait_values["value"] == b""  # never shown: never rendered
+    assert after.image._trait_values["value"] != b""  # built outside: rendered at each step
+    assert own.image.value == after.image.value  # asked for: the same image at once
