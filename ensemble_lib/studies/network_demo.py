@@ -20,6 +20,7 @@ and settings alone; :func:`load_demo_store` uses the file only if its data and g
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -319,8 +320,39 @@ def main(argv=None) -> None:
     print(f"{len(demo_settings())} settings fitted in {time.perf_counter() - t0:.0f} s: {path}")
 
 
+def canonical_state(state, n_hidden: int):
+    """MacKay's evidence state moved to the one image of its mode that the stored demo results use.
+
+    A network's posterior is unchanged by swapping hidden units and by flipping the signs of a
+    unit's input and output weights together (MacKay §4.1), so an optimiser may land on any of
+    the 2^H·H! images of one mode, depending on the last bits of its floating point (the oldest
+    declared numpy and scipy land on another image than the newest). Each unit is flipped so that
+    its first input weight is ≤ 0, and the units are ordered by that weight, ascending; the mean,
+    the covariance and the Hessian move with the same signed permutation, and α, β, γ and the
+    evidence are the same by symmetry. The weights are laid out ``[u_1 … u_H, v]`` (each u_i the
+    unit's d input weights, v the H output weights).
+    """
+    from ..inference.evidence import EvidenceState
+
+    check.instance("state", state, EvidenceState, "an EvidenceState (fit_evidence(...).final)")
+    H = check.integer("n_hidden", n_hidden, low=1, high=64)
+    w = np.asarray(state.mean, dtype=float)
+    k = w.size
+    if k % H or k // H < 2:
+        raise ValueError(f"n_hidden must split the state's {k} weights as H*d + H with d >= 1, got {H}")
+    d = k // H - 1
+    signs = np.where(w[:H * d].reshape(H, d)[:, 0] > 0, -1.0, 1.0)
+    order = np.argsort(signs * w[:H * d].reshape(H, d)[:, 0], kind="stable")
+    P = np.zeros((k, k))
+    for new, old in enumerate(order):
+        P[new * d:(new + 1) * d, old * d:(old + 1) * d] = signs[old] * np.eye(d)
+        P[H * d + new, H * d + old] = signs[old]
+    return dataclasses.replace(state, mean=P @ w, cov=P @ state.cov @ P.T, hessian=P @ state.hessian @ P.T)
+
+
 __all__ = ["DEMO_BETA", "DEMO_DEFAULTS", "DEMO_NOISE_SD", "DEMO_SEED", "DEMO_STORE_FILE", "H_RANGE",
-           "LOG10_ALPHAS", "LOG10_ALPHA_RANGE", "S_RANGE", "DemoState", "default_fits", "demo_data", "demo_fit",
+           "LOG10_ALPHAS", "LOG10_ALPHA_RANGE", "S_RANGE", "DemoState", "canonical_state", "default_fits",
+           "demo_data", "demo_fit",
            "load_demo_store", "main", "memo_key"]
 
 

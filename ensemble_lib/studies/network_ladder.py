@@ -42,7 +42,7 @@ from ..inference.evidence import EvidenceState
 from ..inference.hyperparameters import GammaHyperprior
 from ..inference.network_fits import EnsembleFit, fit_ensemble, fit_evidence
 from ..models.network import NetworkPosterior, add_bias
-from .network_demo import demo_data
+from .network_demo import canonical_state, demo_data
 from .runner import check_output
 from .store import load_json, save_json, stored_file, study_parser
 
@@ -106,7 +106,8 @@ def fit_ladder(config: dict | None = None) -> dict:
     p = c["prior"]
     prior = GammaHyperprior(a=p["a"], b=p["b"], c=p["c"], d=p["d"])
     ev = fit_evidence(post, np.random.default_rng(c["evidence_seed"]), n_restarts=c["n_restarts"])
-    fit = fit_ensemble(post, prior, "diagonal", init=[ev.final.diagonal_start()])
+    final = canonical_state(ev.final, post.n_hidden)  # the same image of the mode on every machine
+    fit = fit_ensemble(post, prior, "diagonal", init=[final.diagonal_start()])
     fits = {"diagonal": fit}
     for s in c["ranks"]:
         fit = fit_ensemble(post, prior, "factor", s, warm=fit, rng=np.random.default_rng(c["factor_seed"]))
@@ -114,7 +115,7 @@ def fit_ladder(config: dict | None = None) -> dict:
     fits["full"] = fit_ensemble(post, prior, "full", init=[(fit.mean, fit.cov)])
     return {
         "config": c,
-        "evidence": {name: _jsonable(getattr(ev.final, name)) for name in _EVIDENCE_FIELDS},
+        "evidence": {name: _jsonable(getattr(final, name)) for name in _EVIDENCE_FIELDS},
         "fits": {name: {f: _jsonable(getattr(f_, f)) for f in _FIT_FIELDS} for name, f_ in fits.items()},
     }
 

@@ -36,7 +36,7 @@ from ..inference.network_fits import fit_evidence, laplace_error_bars
 from ..inference.noisy_retraining import noisy_retraining, residual_noise_sd
 from ..models.network import NetworkPosterior, add_bias, network_output
 from .hmc_reference import DEMO_FILE
-from .network_demo import DEMO_BETA, DEMO_SEED, default_fits, demo_data, memo_key
+from .network_demo import DEMO_BETA, DEMO_SEED, canonical_state, default_fits, demo_data, memo_key
 from .runner import check_output
 from .store import load_npz, save_npz, stored_file, study_parser
 
@@ -69,6 +69,7 @@ def evidence_mode(config: dict):
     ev = config["evidence"]
     post = NetworkPosterior(add_bias(x[:, None]), t, config["n_hidden"], alpha=ev["alpha0"], beta=ev["beta"])
     st = fit_evidence(post, np.random.default_rng(ev["seed"]), n_restarts=ev["n_restarts"]).final
+    st = canonical_state(st, config["n_hidden"])  # the same image of the mode on every machine
     return post.with_hyperparameters(alpha=st.alpha, beta=st.beta), st
 
 

@@ -26,16 +26,34 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 
 import ipywidgets as widgets
+import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.mathtext import MathTextParser
 
 
-#: The one mathtext parser of every panel's renderer. Each Agg renderer makes a parser of its own,
-#: which caches what it parses, so every new panel parsed its math tick labels (``$10^{-2}$`` on a
-#: log axis) afresh with pyparsing: most of lesson 2's panel's layout pass. A parse depends only on
-#: the text, dpi and font, never on the renderer, so a shared parser draws the same pixels.
-MATHTEXT = MathTextParser("path")
+#: The mathtext parsers every panel's renderer shares, one per kind of output. Each Agg renderer
+#: makes a parser of its own, which caches what it parses, so every new panel parsed its math tick
+#: labels (``$10^{-2}$`` on a log axis) afresh with pyparsing: most of lesson 2's panel's layout
+#: pass. A parse depends only on the text, dpi and font, never on the renderer, so a shared parser
+#: draws the same pixels. Its kind must be the renderer's own: Agg asks for "path" output from
+#: matplotlib 3.9 on and for "agg" (raster) output before (the oldest declared version, 3.8).
+_MATHTEXT: dict[str, MathTextParser] = {}
+_OUTPUT_NAMES = {"vector": "path", "raster": "agg"}
+
+
+def _shared_parser(own: MathTextParser) -> MathTextParser:
+    kind = getattr(own, "_output_type", None)
+    if kind not in _OUTPUT_NAMES:
+        return own  # a matplotlib whose parser we do not know: keep the renderer's own
+    return _MATHTEXT.setdefault(kind, MathTextParser(_OUTPUT_NAMES[kind]))
+
+
+#: Whether the layout engine alone puts the axes where a first draw does. Measured: it does with
+#: matplotlib 3.11, not with 3.8 (the oldest declared), whose constrained layout then lands up to
+#: 0.013 of the figure off; there a draw that rasterises nothing makes the layout instead (slower,
+#: the same positions by construction). tests/ui/test_panel_canvas.py checks either way.
+_LAYOUT_ALONE = tuple(int(p) for p in matplotlib.__version__.split(".")[:2]) >= (3, 11)
 
 
 def lay_out_once(fig) -> None:
@@ -44,21 +62,24 @@ def lay_out_once(fig) -> None:
     The same pass :meth:`matplotlib.figure.Figure.draw` makes first, with the same Agg renderer,
     so the axes land where a first full draw would put them; but nothing is drawn or encoded
     (that first draw was about half of building a panel). Later renders make no layout pass.
-    The figure's renderer parses mathtext with the panels' shared :data:`MATHTEXT`.
+    The figure's renderer parses mathtext with a parser the panels share.
     """
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)  # the renderer every later render uses (fast_png's canvas)
     renderer = fig.canvas.get_renderer()
     if isinstance(getattr(renderer, "mathtext_parser", None), MathTextParser):
-        renderer.mathtext_parser = MATHTEXT
+        renderer.mathtext_parser = _shared_parser(renderer.mathtext_parser)
     engine = fig.get_layout_engine()
     if engine is None:
         return
     if fig.axes:
-        try:
-            engine.execute(fig)
-        except ValueError:  # as Figure.draw: a layout that cannot be made leaves the positions
-            pass
+        if _LAYOUT_ALONE:
+            try:
+                engine.execute(fig)
+            except ValueError:  # as Figure.draw: a layout that cannot be made leaves the positions
+                pass
+        else:  # the layout of a draw that rasterises nothing
+            fig.draw_without_rendering()
     fig.set_layout_engine("none")
 
 

@@ -282,6 +282,7 @@ CASES = [
     C(lambda: retraining().at("laplace", 9.0), r"x must be in \[-3, 3\] \(the summary's grid\)", id="rd-at-x-range", on="studies.retraining_demo.RetrainingSummary.at"),
     C(lambda: retraining().at("laplace", np.nan), r"x must be a finite real number", id="rd-at-x-nan", on="studies.retraining_demo.RetrainingSummary.at"),
     C(lambda: network_demo.demo_fit([0.0, 1.0], [0.0, 1.0], 9, 1, 1.0, True, rng=np.random.default_rng(0)), r"n_hidden must be an integer in \[1, 4\]", id="nd-fit-H", on="studies.network_demo.demo_fit"),
+    C(lambda: network_demo.canonical_state(None, 2), r"state must be an EvidenceState", id="nd-canonical-state", on="studies.network_demo.canonical_state"),
     C(lambda: network_demo.load_demo_store(n_grid=2), r"n_grid must be an integer in \[3, 10001\]", id="nd-store-grid", on="studies.network_demo.load_demo_store"),
     C(lambda: network_demo.load_demo_store(directory=object()), r"directory must be None or a str", id="nd-store-dir", on="studies.network_demo.load_demo_store"),
     C(lambda: network_demo.memo_key(2, -1, 1.0, False), r"rank must be an integer >= 0", id="nd-memo-rank", on="studies.network_demo.memo_key"),

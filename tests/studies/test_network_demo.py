@@ -115,3 +115,41 @@ def test_a_stored_file_of_another_configuration_is_not_replaced_without_force(tm
     assert out.read_bytes() == none != before
     with pytest.raises(AssertionError, match="the guard let a fit start"):  # --force goes on to fit
         store.main(["--out", str(out), "--jobs", "1", "--force"])
+
+
+def test_every_image_of_a_mode_becomes_the_same_canonical_state():
+    """canonical_state: the 2^H·H! images of one mode (units swapped, a unit's signs flipped) give one
+    state, whose network function, α, β and evidence are the original's."""
+    import dataclasses
+    import itertools
+
+    from ensemble_lib.inference.evidence import EvidenceState
+    from ensemble_lib.models.network import add_bias, network_output
+    from ensemble_lib.studies.network_demo import canonical_state
+
+    rng = np.random.default_rng(3)
+    H, d = 3, 2
+    k = H * d + H
+    w = rng.normal(size=k)
+    A = rng.normal(size=(k, k))
+    hess = A @ A.T + np.eye(k)
+    base = EvidenceState(alpha=0.3, beta=5.0, mean=w, cov=np.linalg.inv(hess), hessian=hess, gamma=4.0,
+                         data_error=1.0, sum_w2=float(w @ w), log_likelihood=-1.0, log_occam=-2.0,
+                         log_evidence=-3.0)
+    X = add_bias(np.linspace(-3, 3, 7)[:, None])
+    ref = canonical_state(base, H)
+    assert np.allclose(network_output(ref.mean, X, H), network_output(w, X, H))
+    assert np.all(ref.mean[:H * d].reshape(H, d)[:, 0] <= 0)
+    assert np.all(np.diff(ref.mean[:H * d].reshape(H, d)[:, 0]) >= 0)
+    for perm in itertools.permutations(range(H)):
+        for flips in itertools.product((1.0, -1.0), repeat=H):
+            P = np.zeros((k, k))
+            for new, old in enumerate(perm):
+                P[new * d:(new + 1) * d, old * d:(old + 1) * d] = flips[old] * np.eye(d)
+                P[H * d + new, H * d + old] = flips[old]
+            image = dataclasses.replace(base, mean=P @ w, cov=P @ base.cov @ P.T, hessian=P @ hess @ P.T)
+            got = canonical_state(image, H)
+            np.testing.assert_allclose(got.mean, ref.mean, atol=1e-12)
+            np.testing.assert_allclose(got.cov, ref.cov, atol=1e-10)
+            np.testing.assert_allclose(got.hessian, ref.hessian, atol=1e-10)
+            assert (got.alpha, got.beta, got.log_evidence) == (base.alpha, base.beta, base.log_evidence)

@@ -131,7 +131,7 @@ from ipywidgets import FloatLogSlider  # noqa: E402
 
 from ensemble_lib.lessons import PANELS  # noqa: E402
 from ensemble_lib.ui.panel import FigurePanel  # noqa: E402
-from ensemble_lib.ui.panel_canvas import MATHTEXT, lay_out_once, unseen_panels  # noqa: E402
+from ensemble_lib.ui.panel_canvas import lay_out_once, unseen_panels  # noqa: E402
 from ensemble_lib.ui.plotting import fast_png, new_figure  # noqa: E402
 
 
@@ -156,7 +156,13 @@ def test_lay_out_once_puts_the_axes_where_a_first_full_draw_does_and_draws_the_s
     for a, b in zip(drawn.axes, laid.axes, strict=True):
         assert a.get_position().bounds == b.get_position().bounds
     assert fast_png(laid) == fast_png(drawn)
-    assert laid.canvas.get_renderer().mathtext_parser is MATHTEXT  # shared by every panel's figure
+    # one parser shared by every panel's figure, of the kind the renderer itself makes
+    other = _labelled_figure()
+    lay_out_once(other)
+    shared = laid.canvas.get_renderer().mathtext_parser
+    assert other.canvas.get_renderer().mathtext_parser is shared
+    assert shared is not drawn.canvas.get_renderer().mathtext_parser  # a renderer left alone keeps its own ...
+    assert shared._output_type == drawn.canvas.get_renderer().mathtext_parser._output_type  # ... of this kind
 
 
 @dataclasses.dataclass(frozen=True)
