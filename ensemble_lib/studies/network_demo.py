@@ -34,6 +34,7 @@ from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 from ..core import validation as check
+from ..inference.evidence import EvidenceState
 from ..inference.hyperparameters import GammaHyperprior
 from ..inference.laplace import laplace_fit
 from ..inference.network_fits import (CollapsedBound, fit_ensemble, fit_evidence, fit_family,
@@ -332,8 +333,6 @@ def canonical_state(state, n_hidden: int):
     evidence are the same by symmetry. The weights are laid out ``[u_1 … u_H, v]`` (each u_i the
     unit's d input weights, v the H output weights).
     """
-    from ..inference.evidence import EvidenceState
-
     check.instance("state", state, EvidenceState, "an EvidenceState (fit_evidence(...).final)")
     H = check.integer("n_hidden", n_hidden, low=1, high=64)
     w = np.asarray(state.mean, dtype=float)
