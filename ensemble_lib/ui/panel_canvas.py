@@ -46,7 +46,9 @@ def _shared_parser(own: MathTextParser) -> MathTextParser:
     kind = getattr(own, "_output_type", None)
     if kind not in _OUTPUT_NAMES:
         return own  # a matplotlib whose parser we do not know: keep the renderer's own
-    return _MATHTEXT.setdefault(kind, MathTextParser(_OUTPUT_NAMES[kind]))
+    if kind not in _MATHTEXT:
+        _MATHTEXT[kind] = MathTextParser(_OUTPUT_NAMES[kind])
+    return _MATHTEXT[kind]
 
 
 #: Whether the layout engine alone puts the axes where a first draw does. Measured: it does with
