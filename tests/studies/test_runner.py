@@ -46,6 +46,16 @@ def _env():
     return {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
 
 
+def _as_from_a_terminal():
+    """Give the child the Ctrl-C a terminal gives it: SIGINT at its default disposition.
+
+    A command started in the background by a non-interactive shell (as CI starts `make test`)
+    inherits SIGINT *ignored*, and Python then installs no KeyboardInterrupt handler, so the signal
+    below was silently dropped and the run finished (exit 0): that was CI's failure, not the study's.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     out = tmp_path_factory.mktemp("whole")
@@ -58,7 +68,8 @@ def test_an_interrupted_run_keeps_its_first_split_and_resumes_to_the_same_bytes(
     out = tmp_path / "out"
     partial = runner.partial_path(out / "table1_boston")
     proc = subprocess.Popen([sys.executable, "-m", MODULE, *TINY, "--outdir", str(out)], env=_env(),
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_from_a_terminal)
     deadline = time.monotonic() + 300
     while not (partial.is_file() and json.loads(partial.read_text())["jobs"]):
         assert proc.poll() is None, "the run ended before keeping a split:\n" + proc.stderr.read()
