@@ -53,9 +53,9 @@ Every sampler takes an explicit ``seed`` (an ``int`` ≥ 0, or a
 ``numpy.random.Generator`` from which one integer is drawn) that becomes
 the ``jax.random.PRNGKey``. Float64 is switched on
 (``jax_enable_x64``). C chains run in parallel when JAX sees at least C host
-devices: ``XLA_FLAGS=--xla_force_host_platform_device_count=4`` is set here
+devices: ``XLA_FLAGS=--xla_force_host_platform_device_count=8`` is set here
 before JAX is first imported (unless the variable already sets it; the
-device count does not change the draws, and 4 virtual devices share the
+device count does not change the draws, and 8 virtual devices share the
 machine's cores); if JAX has fewer devices than chains, they run sequentially
 (``chain_method="sequential"``, recorded in :attr:`HMCResult.settings`). The two
 methods do not give the same draws for the same seed, so results are
@@ -88,7 +88,7 @@ from .hyperparameters import GammaHyperprior
 INSTALL_HINT = "install the reference extra: pip install -e '.[reference]'"
 #: the parallel-chain device count requested from XLA when this module imports JAX first
 _DEVICE_FLAG = "--xla_force_host_platform_device_count"
-_N_DEVICES = 4
+_N_DEVICES = 8
 
 
 # ---------------------------------------------------------------------------

@@ -366,6 +366,14 @@ def hmc_comparison(result: dict, hmc: dict) -> dict:
     both hold: their mean and standard error (a paired comparison, so the split-to-split spread
     that both share cancels). ``"hmc"`` holds HMC's own test MSE over the same splits, and
     ``"r_hat_max"`` the worst split's R-hat (HMC's convergence: near 1 is good).
+
+    HMC's own Monte Carlo error is carried into each excess: a split's ``test_mse_mc_se`` (the
+    spread between its chains, where the reference stores one) adds ``Σ mc_se² / n²`` to the
+    squared standard error; ``"se_splits"`` keeps the split-to-split part alone and ``"mc_se"`` the
+    Monte Carlo part. ``"n_converged"`` counts the splits whose chains met the reference's
+    convergence rule (``converged``, or R-hat ≤ 1.05 in a reference that predates it), and
+    ``"marked"`` is true when some did not: the excesses then measure the distance to a sampler
+    whose chains disagree, within the carried uncertainty.
     """
     _check_result("result", result)
     _check_result("hmc", hmc, ("config", "splits"))
@@ -379,11 +387,21 @@ def hmc_comparison(result: dict, hmc: dict) -> dict:
     splits = [s for s in result["splits"] if s["index"] in ref]
     if not splits:
         raise ValueError("hmc holds none of the table's splits")
-    out = {key: mean_se([s["methods"][key]["test_mse"] - ref[s["index"]]["test_mse"] for s in splits])
-           for key in result["methods"]}
+    n = len(splits)
+    mc_se = float(np.sqrt(sum(float(ref[s["index"]].get("test_mse_mc_se") or 0.0) ** 2 for s in splits))) / n
+    out = {}
+    for key in result["methods"]:
+        d = mean_se([s["methods"][key]["test_mse"] - ref[s["index"]]["test_mse"] for s in splits])
+        d["se_splits"], d["mc_se"] = d["se"], mc_se
+        if d["se"] is not None:
+            d["se"] = float(np.hypot(d["se"], mc_se))
+        out[key] = d
     out["hmc"] = mean_se([ref[s["index"]]["test_mse"] for s in splits])
-    out["n_splits"] = len(splits)
+    out["n_splits"] = n
     out["r_hat_max"] = max(float(ref[s["index"]]["r_hat_max"]) for s in splits)
+    out["n_converged"] = sum(bool(ref[s["index"]].get("converged", float(ref[s["index"]]["r_hat_max"]) <= 1.05))
+                             for s in splits)
+    out["marked"] = out["n_converged"] < n
     return out
 
 
@@ -440,17 +458,21 @@ def pruning_summary(result: dict) -> dict:
 
 
 def format_table(result: dict, hmc: dict | None = None) -> str:
-    """The stored table as text: test MSE ± s.e., the paper's, excess over HMC, active units, bound, α, β."""
+    """The stored table as text: test MSE ± s.e., the paper's, excess over HMC, active units, bound, α, β.
+
+    An excess over HMC is marked ``†`` when some of the reference's splits did not converge (its
+    standard error then carries HMC's Monte Carlo error, :func:`hmc_comparison`); HMC's own line
+    says how many of its splits converged."""
     _check_result("result", result, ("methods",))
     paper = result.get("paper") or {}
     cmp = hmc_comparison(result, hmc) if hmc is not None else None
-    lines = [f"{'method':28s} {'test MSE':>15s} {'paper':>6s} {'minus HMC':>16s} {'units':>5s} "
+    lines = [f"{'method':28s} {'test MSE':>15s} {'paper':>6s} {'minus HMC':>17s} {'units':>5s} "
              f"{'bound F*':>16s} {'ln ev (Lapl.)':>13s} {'alpha':>8s} {'beta':>8s}"]
     for key in [k for k in METHOD_LABELS if k in result["methods"]]:
         m = result["methods"][key]
         mse, F, le = m["test_mse"], m["bound"], m["log_evidence"]
-        ex = (f"{cmp[key]['mean']:+8.3f} ± {cmp[key]['se']:5.3f}" if cmp is not None
-              else f"{'-':>16s}")
+        ex = (f"{cmp[key]['mean']:+8.3f} ± {cmp[key]['se']:5.3f}" + ("†" if cmp["marked"] else " ")
+              if cmp is not None else f"{'-':>17s}")
         units = m.get("active_units", {}).get("mean")
         lines.append(
             f"{m['label']:28s} {mse['mean']:7.3f} ± {mse['se']:5.3f} "
@@ -461,8 +483,9 @@ def format_table(result: dict, hmc: dict | None = None) -> str:
             + f" {m['alpha']['mean']:8.3g} {m['beta']['mean']:8.3g}")
     if cmp is not None:
         h = cmp["hmc"]
+        conv = f"({cmp['n_converged']}/{cmp['n_splits']} converged)"
         lines.append(f"{'HMC (NUTS, the reference)':28s} {h['mean']:7.3f} ± {h['se']:5.3f} "
-                     f"{'':6s} {'(max R-hat ' + format(cmp['r_hat_max'], '.2f') + ')':>16s}")
+                     f"{'':6s} {conv:>17s}")
     b = result["baseline_mse"]
     lines.append(f"{'(predict the training mean)':28s} {b['mean']:7.3f} ± {b['se']:5.3f}")
     return "\n".join(lines).replace(" nan", "   -")

@@ -145,6 +145,31 @@ def test_hmc_comparison_is_paired_by_split():
     assert cmp["r_hat_max"] == pytest.approx(1.03)
 
 
+def test_hmc_comparison_carries_hmcs_monte_carlo_error_and_marks_unconverged_splits():
+    hmc_mse = [0.2, 0.5, 0.3, 0.9]
+    result, hmc = _fake("boston", {"laplace_evidence": [m + 0.05 for m in hmc_mse]}, hmc_mse)
+    for s, se, ok in zip(hmc["splits"], (0.03, 0.0, 0.04, 0.0), (False, True, False, True)):
+        s.update(test_mse_mc_se=se, converged=ok)
+    cmp = t1.hmc_comparison(result, hmc)["laplace_evidence"]
+    # no split-to-split spread: the s.e. is HMC's Monte Carlo error alone, sqrt(0.03² + 0.04²) / 4
+    assert cmp["se_splits"] == pytest.approx(0.0, abs=1e-12)
+    assert cmp["se"] == pytest.approx(0.05 / 4) and cmp["mc_se"] == pytest.approx(0.05 / 4)
+    cmp = t1.hmc_comparison(result, hmc)
+    assert cmp["n_converged"] == 2 and cmp["marked"]
+    ms = {"mean": 0.3, "se": 0.01}
+    result["methods"]["laplace_evidence"] = {"label": "Laplace", "test_mse": ms, "bound": ms, "log_evidence": ms,
+                                             "alpha": ms, "beta": ms}
+    text = t1.format_table({**result, "baseline_mse": ms}, hmc)
+    assert "+0.050 ± 0.013†" in text and "(2/4 converged)" in text
+    for s in hmc["splits"]:
+        s["converged"] = True
+    assert not t1.hmc_comparison(result, hmc)["marked"]
+    # a reference that predates "converged": R-hat <= 1.05 counts (1.00 … 1.03 here)
+    for s in hmc["splits"]:
+        del s["converged"]
+    assert t1.hmc_comparison(result, hmc)["n_converged"] == 4
+
+
 def test_hmc_comparison_refuses_another_protocol():
     result, hmc = _fake("boston", {"a": [0.3, 0.4]}, [0.2, 0.3])
     hmc["config"] = dict(hmc["config"], n_train=64)
