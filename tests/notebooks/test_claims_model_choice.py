@@ -445,12 +445,18 @@ def test_every_h_committee_never_worse_and_near_hmc_on_boston(committees):
     sentence(NB, "the committee is never worse than its best single optimum (better on 5 of 6 splits, by up to 0.022)")
     gain = [r["best_single"] - r["committee"] for r in committees]
     assert min(gain) >= -1e-9 and sum(g > 5e-4 for g in gain) == 5 and round(max(gain), 3) == 0.022
-    boston = [abs(r["committee"] - r["hmc"]) for r in committees if r["dataset"] == "boston"]
-    assert max(boston) < 0.01
+    s = sentence(NB, "within 0.02 of HMC on Boston (below it on two of the three splits, by up to 0.019, where "
+                     "HMC's own Monte Carlo s.e. is 0.012)")
+    boston = [r for r in committees if r["dataset"] == "boston"]
+    diff = [r["committee"] - r["hmc"] for r in boston]
+    assert max(abs(d) for d in diff) < 0.02 and sum(d < 0 for d in diff) == 2 and f"{-min(diff):.3f}" == "0.019", s
+    worst = boston[diff.index(min(diff))]["split"]
+    se = {sp["index"]: sp["test_mse_mc_se"] for sp in stored_hmc()["boston"]["splits"]}
+    assert f"{se[worst]:.3f}" == "0.012", s
 
 
 def test_every_h_committee_0_01_to_0_02_above_hmc_on_diabetes(committees):
-    sentence(NB, "within 0.01 of HMC on Boston, 0.01–0.02 above it on diabetes")
+    sentence(NB, "0.01–0.02 above it on diabetes")
     above = [r["committee"] - r["hmc"] for r in committees if r["dataset"] == "diabetes"]
     assert len(above) == 3 and min(above) > 0
     assert (round(min(above), 2), round(max(above), 2)) == (0.01, 0.02)
