@@ -83,8 +83,8 @@ _DIAGNOSTICS_NOTE = (
     "predictions of all draws of all chains (the posterior predictive mean); chain_test_mse uses "
     "one chain's draws. Every chain counts equally, so where chains settle in different modes the "
     "modes are weighted by how many independent chains reach them, not by their posterior mass "
-    "(Gaussian importance weights of each chain's mode were tried and failed: PSIS k-hat 4.7 to 57, "
-    "benchmarks/results/hmc-mode-weights-2026-11-27.md); test_mse_mc_se is the jackknife standard "
+    "(Gaussian importance weights of each chain's mode were tried and failed: PSIS k-hat far above "
+    "0.7, benchmarks/results/hmc-mode-weights-2026-11-27.md); test_mse_mc_se is the jackknife standard "
     "error of test_mse over chains, the uncertainty that disagreement leaves; converged: r_hat_max "
     "<= 1.05 and ess_min >= 400.")
 
