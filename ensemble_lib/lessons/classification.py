@@ -13,7 +13,7 @@ Gaussian's.
 * :func:`fig9_state`, :func:`plot_fig9` and :class:`ModeratedPanel` — Fig. 9's contours (stored
   exact predictive, :mod:`ensemble_lib.studies.classification_demo`) and a test point moved along
   the best fit's 0.9 contour away from the data;
-* :data:`EXERCISES` — the lesson's three exercises (:mod:`ensemble_lib.ui.exercises`);
+* :data:`EXERCISES` — the lesson's four exercises (:mod:`ensemble_lib.ui.exercises`);
 * :func:`write_figures` — ``figures/classification_fig7.png`` and ``classification_fig9.png``.
 """
 
@@ -611,11 +611,52 @@ def _wrong_q3(ns):
     return {"w_equiv": lambda W: np.asarray(W)[:, 1]}  # the class-1 column alone
 
 
+#: exercise 4: the exact predictive's level the test point is moved to, and the approximations compared
+_EX4_LEVEL = 0.7
+_EX4_CHOICES = ("moderated", "laplace", "diagonal", "full")
+
+
+def _check_q4(ex4_panel, d_07, closest):
+    if not isinstance(ex4_panel, ModeratedPanel):
+        raise AnswerError("ex4_panel must be the lesson's moderated-output panel (ex4_panel = mod_panel), "
+                          f"got {type(ex4_panel).__name__}")
+    d = real("d_07", d_07)
+    if not isinstance(closest, str) or closest not in _EX4_CHOICES:
+        raise AnswerError(f"closest must be one of {', '.join(repr(c) for c in _EX4_CHOICES)}, got {closest!r}")
+    st = ex4_panel.fig9
+    exact = [predictive_at(st, x)["exact"] for x in st.distances]
+    below = [x for x, e in zip(st.distances, exact) if e < _EX4_LEVEL]
+    want = float(below[0])
+    at = ex4_panel.values()["distance"]
+    if not close(at, want, 1e-9):
+        if at < want:
+            return ("move the test point further out: the readout's exact P(t = 1 | x, D) at ★ is still "
+                    "0.7 or more there.")
+        return ("move the test point back: the exact predictive at ★ is already below 0.7 one step "
+                "nearer to A; leave it at the first stored distance where it is.")
+    if not close(d, want, 1e-9):
+        return "d_07 is the test point's distance from A, the number in the readout's first line."
+    p = predictive_at(st, want)
+    best = min(_EX4_CHOICES, key=lambda k: abs(p[k] - p["exact"]))
+    if closest != best:
+        return ("compare the column ★ − exact of the readout: the approximation with the smallest "
+                "difference in size, whatever its sign, is the closest.")
+    return None
+
+
+def _wrong_q4(ns):
+    # the slider's right end (B) and the approximation MacKay recommends
+    p = ModeratedPanel()  # a panel of its own: the lesson's stays as shown
+    p.set_values({"distance": B_DISTANCE})
+    return {"ex4_panel": p, "d_07": B_DISTANCE, "closest": "moderated"}
+
+
 #: lesson 8's exercises (the notebook's ``check("q1")``; otter's tests call the same checks)
 EXERCISES = ExerciseSet("08_classification.ipynb", (
     Exercise("q1", ("ex1_panel", "kl_full", "laplace_below"), _check_q1, _wrong_q1, uses_panel="panel"),
     Exercise("q2", ("kappa", "p_moderated_B"), _check_q2, _wrong_q2),
     Exercise("q3", ("w_equiv",), _check_q3, _wrong_q3),
+    Exercise("q4", ("ex4_panel", "d_07", "closest"), _check_q4, _wrong_q4, uses_panel="mod_panel"),
 ))
 
 
