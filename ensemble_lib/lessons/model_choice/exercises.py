@@ -14,11 +14,13 @@ import numpy as np
 
 from ...inference.function_prior import prior_output_sd
 from ...inference.model_comparison import deletion_evidence
-from ...ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, real, whole_number
+from ...ui.exercises import (AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real,
+                             whole_number)
 from .hyper_error_bars import boston_network_error_bars
 from .local_mass import LOCAL_MASS_EXERCISE
 from .noise_inputs import NoiseInputsPanel, noise_ard
 from .occam import polynomial_occam
+from .prior_functions import PriorFunctionsPanel
 from .pruning import pruning_network
 
 #: exercise 1: the larger data set
@@ -171,6 +173,51 @@ def _wrong_q5(ns):
     return {"ex5_panel": panel, "mse_gap": float(max(ex5_gaps()))}
 
 
+# -- exercise 7: the prior over functions as H grows (§8, the panel of section 6) -------------------
+
+#: exercise 7's move: H from EX7_H[0] to EX7_H[1] with σ_out fixed (the box unticked), the other
+#: sliders where the panel opens
+EX7_H = (10, 40)
+_EX7_FIXED = {"sd_in": 2.0, "sd_bias": 2.0, "sd_out": 1.0}
+_EX7_CASES = ((10, 40), (1, 100), (4, 9), (400, 25))
+
+
+def _prior_sd_f0(H):
+    # MacKay §8's arcsine formula at x = 0 with σ_out fixed at 1 (not scaled): it takes σ_out √H
+    return float(prior_output_sd(0.0, _EX7_FIXED["sd_in"], _EX7_FIXED["sd_bias"], math.sqrt(H)))
+
+
+def _check_q7(ex7_panel, growth, factor):
+    if not isinstance(ex7_panel, PriorFunctionsPanel):
+        raise AnswerError("ex7_panel must be the lesson's prior panel (ex7_panel = panel), "
+                          f"got {type(ex7_panel).__name__}")
+    g = real("growth", growth)
+    f = function("factor", factor, "factor(H_from, H_to)")
+    v = ex7_panel.values()
+    if v["scale_out"]:
+        return "untick the box 'σ_out ∝ 1/√H' (σ_out then stays at the slider's value as H moves)."
+    if any(not close(v[k], x, 1e-6) for k, x in _EX7_FIXED.items()):
+        return "leave σ_in, σ_bias and the output scale where the panel opens (2, 2 and 1)."
+    if v["H"] != EX7_H[1]:
+        return f"move H to {EX7_H[1]} and leave the panel there."
+    want = _prior_sd_f0(EX7_H[1]) / _prior_sd_f0(EX7_H[0])
+    if not close(g, want, 2e-3):
+        return ("growth is the readout's prior s.d. of f(0) at H = 40 divided by the one at H = 10, both with "
+                "the box unticked.")
+    got = function_values("factor", f, _EX7_CASES)
+    if not all(close(x, _prior_sd_f0(b) / _prior_sd_f0(a), 1e-9) for x, (a, b) in zip(got, _EX7_CASES)):
+        return ("in the formula Var f(x) = H σ_out² (2/π) arcsin(s²/(1 + s²)) only H changes here: how does "
+                "the s.d. scale with it?")
+    return None
+
+
+def _wrong_q7(ns):
+    # H moved with the box still ticked: nothing grows, and a factor linear in H
+    panel = PriorFunctionsPanel()  # a panel of its own: the lesson's stays as shown
+    panel.set_values({"H": EX7_H[1]})
+    return {"ex7_panel": panel, "growth": 1.0, "factor": lambda a, b: b / a}
+
+
 #: lesson 6's exercises (the notebook's ``check("q1")``; otter's tests call the same checks)
 EXERCISES = ExerciseSet("06_choosing_the_model.ipynb", (
     Exercise("q1", ("best_degree_60", "gap_shrinks"), _check_q1, _wrong_q1),
@@ -179,6 +226,7 @@ EXERCISES = ExerciseSet("06_choosing_the_model.ipynb", (
     Exercise("q4", ("median_ratio", "max_ratio", "largest_far_from_data"), _check_q4, _wrong_q4),
     Exercise("q5", ("ex5_panel", "mse_gap"), _check_q5, _wrong_q5, uses_panel="noise_panel"),
     LOCAL_MASS_EXERCISE,  # q6: Laplace's local mass (§1)
+    Exercise("q7", ("ex7_panel", "growth", "factor"), _check_q7, _wrong_q7, uses_panel="panel"),
 ))
 
-__all__ = ["EXERCISES", "EX1_N", "EX2_GROUP", "EX3_H", "EX5_NOISE"]
+__all__ = ["EXERCISES", "EX1_N", "EX2_GROUP", "EX3_H", "EX5_NOISE", "EX7_H"]
