@@ -58,7 +58,7 @@ QUICK_SAMPLER = SamplerSettings(num_warmup=200, num_samples=200, num_chains=2)
 #: the full reference's sampler settings. A step-size target of 0.95 (rather than NumPyro's 0.8
 #: or 0.9) cut the diabetes divergences from 119 to 31 over 10 splits at the same test errors.
 #: Eight chains of 2000 draws: on 9 of the 10 Boston splits the chains settle in different modes
-#: whose test errors differ by up to 0.25 (no length of run we tried brings their R-hat to 1.05), so
+#: whose test errors differ by up to 0.24 (no length of run we tried brings their R-hat to 1.05), so
 #: a split's test error depends on which modes its chains reach; eight chains measure that spread
 #: (``test_mse_mc_se``, :data:`R_HAT_TARGET`) where four left it poorly determined.
 FULL_SAMPLER = SamplerSettings(num_warmup=1000, num_samples=2000, num_chains=8,
