@@ -500,8 +500,17 @@ class FigurePanel(LiveUpdates, ShownWhenSeen):
             self._say(note)
 
     def _box_texts(self) -> list[str]:
-        """What each slider's value box shows for the current values, in the boxes' order."""
-        return [self._formatted(self.controls[name]) for name in self.__dict__.get("boxes", {})]
+        """What each slider's value box shows for the current values, in the boxes' order; then the
+        readout of each selection slider (it has no box: its own readout shows its option's label),
+        in the controls' order. A step is acknowledged with these texts, so a front end can tell
+        which values of every slider a step was computed from (issue 31: with no box, a selection
+        slider's step was taken for any other)."""
+        boxes = self.__dict__.get("boxes", {})
+        texts = [self._formatted(self.controls[name]) for name in boxes]
+        # the label the front end shows (ipywidgets' own list; the ``label`` trait is empty until the
+        # index first changes)
+        return texts + [ctl._options_labels[ctl.index] for name, ctl in self.__dict__.get("controls", {}).items()
+                        if name not in boxes and isinstance(ctl, widgets.SelectionSlider)]
 
     def _publish_step(self, boxes: list[str]) -> None:
         """Say in the page that a step is complete: :attr:`step_mark` (hidden) gets the next step number

@@ -349,7 +349,10 @@ JS_PANEL_STATE = r"""
     // boxes show now (the figure and readout of the values on screen are in)
     ...(() => {
       const mark = panel.querySelector(':scope > .panel-step [data-step]');
-      const boxes = [...panel.querySelectorAll('.panel-value-box input')].map(i => i.value);
+      // the value boxes, then each selection slider's own readout (it has no box): as
+      // FigurePanel._box_texts lists them
+      const boxes = [...panel.querySelectorAll('.panel-value-box input')].map(i => i.value).concat(
+        [...panel.querySelectorAll('.panel-controls > .widget-slider .widget-readout')].map(e => e.innerText.trim()));
       const stepBoxes = mark ? JSON.parse(mark.getAttribute('data-boxes')) : null;
       // each slider's handle where its box says (the front end's value is the kernel's): within
       // half a unit of the box's last digit, the handle's value or (a log slider's handle is in

@@ -333,6 +333,13 @@ def _published(p) -> tuple[int, list[str]]:
     return int(m.group(1)), json.loads(html.unescape(m.group(2)))
 
 
+def _shown(panel) -> list[str]:
+    """What the page shows of the values: the value boxes, then each selection slider's readout
+    (the label of its option: ``str`` of the option, as ipywidgets makes it for plain options)."""
+    return ([b.value for b in panel.boxes.values()]
+            + [str(c.options[c.index]) for c in panel.controls.values() if isinstance(c, w.SelectionSlider)])
+
+
 def test_each_update_publishes_one_step_after_its_image_and_readout(panel):
     """The step mark (what the browser suite waits for) counts up once per update, held ones
     included, and is sent after that update's image and readout, with the boxes' texts."""
@@ -345,14 +352,14 @@ def test_each_update_publishes_one_step_after_its_image_and_readout(panel):
     n1, boxes = _published(panel)
     assert n1 == n0 + 1 and len(seen) == 1
     assert seen[-1] == (panel.image.value, panel.readout.value)  # the mark came after both
-    assert boxes == [b.value for b in panel.boxes.values()]
+    assert boxes == _shown(panel)
     with panel.hold():
         for name, value in moves:
             panel.controls[name].value = value
         assert _published(panel)[0] == n1
     n2, boxes = _published(panel)
     assert n2 == n1 + 1 and len(seen) == 2 and seen[-1] == (panel.image.value, panel.readout.value)
-    assert boxes == [b.value for b in panel.boxes.values()]
+    assert boxes == _shown(panel)
     panel.reset()
     assert _published(panel)[0] == n2 + 1
 
