@@ -20,20 +20,22 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from ensemble_lib.inference.hmc import network_mean, sample_network
+from ensemble_lib.inference.hmc import network_model, sample_network
 from ensemble_lib.studies.hmc_reference import FULL_SAMPLER, sampler_seed
 from ensemble_lib.studies.splits import TableConfig, load_dataset, make_split
 
 
 def log_joint(theta, X, y, n_hidden, prior):
-    """ln p*(θ) in the sampler's unconstrained coordinates θ = (ln α, ln β, z), Jacobian included."""
-    la, lb, z = theta[:, 0], theta[:, 1], theta[:, 2:]
-    alpha, beta = np.exp(la), np.exp(lb)
-    f = np.asarray(network_mean(z / np.sqrt(alpha)[:, None], X, n_hidden))
-    loglik = 0.5 * y.size * (lb - np.log(2 * np.pi)) - 0.5 * beta * ((f - y) ** 2).sum(axis=1)
-    return (loglik + stats.norm.logpdf(z).sum(axis=1)
-            + stats.gamma.logpdf(alpha, prior.a, scale=prior.b) + la
-            + stats.gamma.logpdf(beta, prior.c, scale=prior.d) + lb)
+    """ln p*(θ) in the sampler's unconstrained coordinates θ = (ln α, ln β, z), Jacobian included:
+    minus NumPyro's own potential energy of the model the reference samples (one row of θ each)."""
+    import jax  # the reference extra; loaded (after hmc's device flag) when run
+    from numpyro.infer.util import potential_energy
+
+    args = (X, y, n_hidden, prior.a, prior.b, prior.c, prior.d)
+
+    def one(t):
+        return -potential_energy(network_model, args, {}, {"alpha": t[0], "beta": t[1], "z": t[2:]})
+    return np.asarray(jax.vmap(one)(jax.numpy.asarray(theta)))
 
 
 def main(argv=None) -> None:

@@ -46,13 +46,11 @@ def report(times_files) -> str:
             i = sp["index"]
             sec = secs[i] if i < len(secs) else None
             a = agree.get(i)
-            out.append(
-                f"| {i} | {sec:.0f} | " if sec is not None else f"| {i} | - | ")
-            out[-1] += (f"{sp['r_hat_max']:.3f} | {sp['ess_min']:.0f} | "
-                        + (f"{sp['ess_min'] / sec:.1f}" if sec else "-")
-                        + f" | {'yes' if sp['converged'] else 'no'} | {sp['test_mse']:.4f} ± "
-                          f"{sp['test_mse_mc_se']:.4f} | "
-                        + (f"{a['test_mse'][1]:.4f} | {a['z']:+.2f} |" if a else "- | - |"))
+            cells = [f"{i}", f"{sec:.0f}" if sec else "-", f"{sp['r_hat_max']:.3f}", f"{sp['ess_min']:.0f}",
+                     f"{sp['ess_min'] / sec:.1f}" if sec else "-", "yes" if sp["converged"] else "no",
+                     f"{sp['test_mse']:.4f} ± {sp['test_mse_mc_se']:.4f}",
+                     f"{a['test_mse'][1]:.4f}" if a else "-", f"{a['z']:+.2f}" if a else "-"]
+            out.append("| " + " | ".join(cells) + " |")
         total = sum(secs)
         n_ok = sum(sp["converged"] for sp in ref["splits"])
         line = f"{n_ok} of {len(ref['splits'])} splits converged; {total / 60:.1f} minutes"

@@ -30,7 +30,7 @@ import numpy as np
 from ..core import validation as check
 from ..core.gaussian import CovarianceFamily
 from ..models.network import predictive_mean
-from ..studies.hmc_reference import DEMO_FILE
+from ..studies.hmc_reference import DEMO_FILE, R_HAT_TARGET
 from ..studies.network_demo import (DEMO_BETA, DEMO_DEFAULTS, DEMO_NOISE_SD, DEMO_SEED, DEMO_STORE_FILE,
                                     H_RANGE, LOG10_ALPHA_RANGE, S_RANGE, DemoState, default_fits,
                                     demo_data, demo_fit, load_demo_store, memo_key)
@@ -462,7 +462,7 @@ def write_figures(outdir) -> list[Path]:
 # ---------------------------------------------------------------------------
 
 #: R-hat at or below which a split's HMC chains count as converged (the usual rule of thumb)
-R_HAT_CONVERGED = 1.05
+R_HAT_CONVERGED = R_HAT_TARGET
 #: the column widths of :func:`~ensemble_lib.studies.table1.format_table`'s lines
 _TABLE1_WIDTHS = (28, 15, 6, 17, 5, 16, 13, 8, 8)
 

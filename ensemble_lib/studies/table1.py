@@ -56,7 +56,7 @@ from ..inference.family_search import families, fit_families, laplace_starts
 from ..inference.network_fits import CollapsedBound, EnsembleFit, fit_evidence
 from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, network_output
-from .hmc_reference import load_reference
+from .hmc_reference import R_HAT_TARGET, load_reference
 from .runner import add_run_options, check_output, finish, partial_path, resume_command, run_splits
 from .splits import TableConfig, config_from_table, load_dataset, make_split, mean_se
 from .store import FIGURES_DIR, SCRATCH_DIR, TqdmProgress, load_json, save_json, study_parser, write_times
@@ -399,7 +399,7 @@ def hmc_comparison(result: dict, hmc: dict) -> dict:
     out["hmc"] = mean_se([ref[s["index"]]["test_mse"] for s in splits])
     out["n_splits"] = n
     out["r_hat_max"] = max(float(ref[s["index"]]["r_hat_max"]) for s in splits)
-    out["n_converged"] = sum(bool(ref[s["index"]].get("converged", float(ref[s["index"]]["r_hat_max"]) <= 1.05))
+    out["n_converged"] = sum(bool(ref[s["index"]].get("converged", float(ref[s["index"]]["r_hat_max"]) <= R_HAT_TARGET))
                              for s in splits)
     out["marked"] = out["n_converged"] < n
     return out
