@@ -317,6 +317,13 @@ class ToyPosterior(RegressionPosterior):
             + 0.5 * (LOG_2PI - np.log(prec))
         )
 
+    def _lg(self, u: float) -> float:
+        """ln g at one float u from inside the library's own root-finders and quadrature (finite by
+        construction): the scalar path without the argument check, which a quadrature calls ~10⁵ times."""
+        if self.n_data <= _SCALAR_PATH_MAX_N:
+            return self._log_marginal_scalar(u)
+        return float(self.log_marginal_u(u))
+
     def _log_marginal_scalar(self, u: float) -> float:
         """:meth:`log_marginal_u` at one float u, with ``math`` (the same formula, term by term)."""
         A = B = 0.0
@@ -361,7 +368,7 @@ class ToyPosterior(RegressionPosterior):
             u_best, lg_best = float(grid[j]), float(lg[j])
             if hi_u > lo_u:
                 res = optimize.minimize_scalar(
-                    lambda s: -float(self.log_marginal_u(s)), bounds=(lo_u, hi_u), method="bounded",
+                    lambda s: -self._lg(s), bounds=(lo_u, hi_u), method="bounded",
                     options={"xatol": 1e-12 * max(1.0, hi_u)},
                 )
                 if -res.fun > lg_best:
@@ -384,7 +391,7 @@ class ToyPosterior(RegressionPosterior):
         grid, lg, peaks = self._u_scan
         _, lg_max, r = self._u_support
         level = lg_max - drop
-        f = lambda s: float(self.log_marginal_u(s)) - level  # noqa: E731
+        f = lambda s: self._lg(s) - level  # noqa: E731
         # the mode is above any level below the peak (drop > 0), also where no grid point is
         above = [self._u_support[0]] + [u for u, v in peaks if v > level] + list(grid[lg > level])
         u_in = max(above)
@@ -403,7 +410,7 @@ class ToyPosterior(RegressionPosterior):
         grid, lg, _ = self._u_scan
         out = [0.0]
         for side in (1.0, -1.0):
-            f = lambda d: lg_u - float(self.log_marginal_u(u + side * d)) - 0.5  # noqa: E731
+            f = lambda d: lg_u - self._lg(u + side * d) - 0.5  # noqa: E731
             far = grid[grid > u] - u if side > 0 else u - grid[grid < u]
             far = far[far > 0]
             if not far.size:
@@ -442,7 +449,7 @@ class ToyPosterior(RegressionPosterior):
         # ask for no more (very large β), and for 1e-11 otherwise
         epsrel = max(1e-11, 256.0 * np.finfo(float).eps * (0.5 * self.beta * self._T + abs(lg_max)))
         val, _ = integrate.quad(
-            lambda s: math.exp(self.log_marginal_u(s) - lg_max),
+            lambda s: math.exp(self._lg(s) - lg_max),
             0.0, u_hi, points=sorted(pts) or None, epsabs=0.0, epsrel=epsrel, limit=500,
         )
         return float(lg_max + np.log(2.0 * val))
