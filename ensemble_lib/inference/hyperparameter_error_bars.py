@@ -232,16 +232,28 @@ def integrated_predictive(post, G, half_width: float = 8.0, n_grid: int = 201) -
     p = np.exp(logp - logp.max())
     A, B = np.exp(la)[:, None, None], np.exp(lb)[None, :, None]
     D = A + B * lam  # (na, nb, k): eigenvalues of A(α, β)
-    mu = np.einsum("mk,ijk->ijm", GQ, B * b / D)
-    var = np.einsum("mk,ijk->ijm", GQ**2, 1.0 / D) + 1.0 / B
+    mu = (B * b / D) @ GQ.T  # (na, nb, M): G w_MP(α, β) in the eigenbasis
+    var = (1.0 / D) @ (GQ**2).T + 1.0 / B
+
+    # the 2-D trapezoidal rule as one weight per grid point, so each integral over the grid is one
+    # matrix product over its na·nb points (not two passes over (na, nb, M) arrays)
+    weights = (p * np.outer(_trapezoid_weights(la), _trapezoid_weights(lb))).ravel()
+    norm = float(weights.sum())
 
     def integrate(f):
-        return np.trapezoid(np.trapezoid(f, lb, axis=1), la, axis=0)
+        return weights @ f.reshape(weights.size, -1)
 
-    norm = integrate(p)
-    pw = p[..., None]
-    m = integrate(pw * mu) / norm
-    return IntegratedPredictive(m, integrate(pw * (mu - m) ** 2) / norm, integrate(pw * var) / norm)
+    m = integrate(mu) / norm
+    return IntegratedPredictive(m, integrate((mu - m) ** 2) / norm, integrate(var) / norm)
+
+
+def _trapezoid_weights(x: np.ndarray) -> np.ndarray:
+    """w with ``w @ f == np.trapezoid(f, x)`` for every f on the nodes x."""
+    d = np.diff(x)
+    w = np.zeros_like(x)
+    w[:-1] += 0.5 * d
+    w[1:] += 0.5 * d
+    return w
 
 
 __all__ = ["HyperErrorBars", "IntegratedPredictive", "hyperparameter_error_bars", "integrated_predictive",
