@@ -29,7 +29,6 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
-from matplotlib.testing.compare import compare_images
 from PIL import Image  # matplotlib's own image library
 from tqdm import tqdm
 
@@ -260,6 +259,9 @@ def png_difference(made, stored) -> str | None:
     with Image.open(made) as a, Image.open(stored) as b:
         if a.size != b.size:
             return f"size {a.size} made, {b.size} stored"
+    # heavy import (0.3 s: matplotlib's test machinery), loaded on first use: every lesson imports this module
+    from matplotlib.testing.compare import compare_images
+
     return compare_images(str(stored), str(made), tol=PNG_RMS_TOL)
 
 

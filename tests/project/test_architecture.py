@@ -39,7 +39,7 @@ FLOORS = ("core", "models", "inference", "studies", "ui", "lessons")
 #: what may be imported inside a function: heavy or optional dependencies that a plain
 #: ``import ensemble_lib`` (or a lesson) must not pay for; such an import carries a comment
 LAZY = ("jax", "jaxlib", "numpyro", "arviz", "sklearn", "scipy.stats", "IPython", "voila", "otter", "distributed",
-        "dask", "playwright")
+        "dask", "playwright", "matplotlib.testing")
 
 
 def _modules() -> list[Path]:
