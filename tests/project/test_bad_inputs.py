@@ -531,6 +531,7 @@ CASES = [
     C(lambda: bound.compare_hyperparameters(n_grid=2), r"n_grid must be an integer in \[3, 200\]", id="ch-ngrid", on="lessons.bound.compare_hyperparameters"),
     C(lambda: bound.compare_hyperparameters(log_alpha_range=(np.nan, 1.0)), r"log_alpha_range must be", id="ch-range", on="lessons.bound.compare_hyperparameters"),
     C(lambda: bound.compare_hyperparameters(prior="x"), r"prior must be a GammaHyperprior", id="ch-prior", on="lessons.bound.compare_hyperparameters"),
+    C(lambda: bound.compare_hyperparameters(grid=np.zeros((3, 3))), r"grid must be None or an EvidenceGrid", id="ch-grid", on="lessons.bound.compare_hyperparameters"),
     C(lambda: networks.demo_data(n=2), r"n must be an integer in \[4, 1000\]", id="demo-n", on="lessons.networks.demo_data"),
     C(lambda: networks.demo_data(seed=-1), r"seed must be an integer >= 0", id="demo-seed", on="lessons.networks.demo_data"),
     C(lambda: networks.demo_fit([0.0, 1.0], [0.0, 1.0], 2, 1, 1.0, True, rng=None), r"rng must be a numpy.random.Generator",

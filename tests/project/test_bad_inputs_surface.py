@@ -27,7 +27,8 @@ from ensemble_lib.lessons import figures as lesson_figures
 from ensemble_lib.lessons import monte_carlo as lesson_mc
 from ensemble_lib.lessons import student_copies as lesson_student_copies
 from ensemble_lib.studies import (classification_demo, datasets, hmc_chains, hmc_reference, model_size, network_demo,
-                                  network_ladder, noise_inputs, pruning_evidence, retraining_demo, store, table1, toy_hmc)
+                                  network_ladder, noise_inputs, pruning_evidence, retraining_demo, store, table1,
+                                  toy_evidence_grid, toy_hmc)
 from ensemble_lib.ui.panel import FigurePanel
 from ensemble_lib.ui.plotting import new_figure
 from matplotlib.axes import Axes
@@ -461,6 +462,13 @@ CASES = [
     C(lambda: network_ladder.load_ladder(directory="/no/such/folder"), r"directory must be an existing folder", id="ladder-load-missing", on="studies.network_ladder.load_ladder"),
     C(lambda: network_ladder.save_ladder(3), r"path must be None or a str or pathlib.Path", id="ladder-save-path", on="studies.network_ladder.save_ladder"),
     C(lambda: network_ladder.save_ladder(force="yes"), r"force must be True or False", id="ladder-save-force", on="studies.network_ladder.save_ladder"),
+    # --- lesson 3's stored evidence grid (studies/toy_evidence_grid.py)
+    C(lambda: toy_evidence_grid.compute_grid({"n_grid": 3}), r"config must be a dict with the keys of grid_config\(\)", id="teg-compute-config", on="studies.toy_evidence_grid.compute_grid"),
+    C(lambda: toy_evidence_grid.load_evidence_grid("toy"), r"post must be a ToyPosterior", id="teg-load-post", on="studies.toy_evidence_grid.load_evidence_grid"),
+    C(lambda: toy_evidence_grid.load_evidence_grid(toy_evidence_grid.make_posterior(seed=1)), r"post must hold the stored grid's data", id="teg-load-other-data", on="studies.toy_evidence_grid.load_evidence_grid"),
+    C(lambda: toy_evidence_grid.load_evidence_grid(directory="/no/such/folder"), r"directory must be an existing folder", id="teg-load-missing", on="studies.toy_evidence_grid.load_evidence_grid"),
+    C(lambda: toy_evidence_grid.save_grid(3), r"path must be None or a str or pathlib.Path", id="teg-save-path", on="studies.toy_evidence_grid.save_grid"),
+    C(lambda: toy_evidence_grid.save_grid(force="yes"), r"force must be True or False", id="teg-save-force", on="studies.toy_evidence_grid.save_grid"),
 ]
 
 

@@ -378,7 +378,8 @@ class _CountedPosterior:
 
 def compare_hyperparameters(post: ToyPosterior | None = None, prior: GammaHyperprior | None = None,
                             n_grid: int = 25, log_alpha_range=(-3.0, 5.0),
-                            log_beta_range=(1.0, 7.0), progress=None) -> HyperparameterComparison:
+                            log_beta_range=(1.0, 7.0), progress=None,
+                            grid: EvidenceGrid | None = None) -> HyperparameterComparison:
     """Run both hyperparameter methods from the hyperprior means and brute-force the evidence maximum.
 
     Both start at α = ab, β = cd (MacKay's run too, for a like-for-like
@@ -386,6 +387,9 @@ def compare_hyperparameters(post: ToyPosterior | None = None, prior: GammaHyperp
     ``progress``, if given, is called as ``progress(done, total, what=...)``
     as the work goes on (three runs, then the grid row by row, then the polish
     of its maximum; e.g. a :class:`~ensemble_lib.ui.progress.ProgressBar`).
+    ``grid``: the brute force already done for ``post``'s data (the lesson passes the stored one,
+    :func:`~ensemble_lib.studies.toy_evidence_grid.load_evidence_grid`, which is this function's
+    default grid); then ``n_grid`` and the ranges are not used.
     """
     post = make_toy() if post is None else check.posterior("post", post)
     prior = GammaHyperprior() if prior is None else prior
@@ -394,18 +398,22 @@ def compare_hyperparameters(post: ToyPosterior | None = None, prior: GammaHyperp
     n_grid = check.integer("n_grid", n_grid, low=3, high=200)
     log_alpha_range = check.interval("log_alpha_range", log_alpha_range)
     log_beta_range = check.interval("log_beta_range", log_beta_range)
-    total = 3 + n_grid * n_grid + 1
+    if grid is not None:
+        check.instance("grid", grid, EvidenceGrid, "None or an EvidenceGrid (inference.evidence_grid, or the stored "
+                       "studies.toy_evidence_grid.load_evidence_grid())")
+    total = 3 + (0 if grid is not None else n_grid * n_grid + 1)
     report(progress, 0, total, what="ensemble, full Q")
     ens = fit_hyperparameters(post, prior, family="full")
     report(progress, 1, total, what="ensemble, diagonal Q")
     ens_d = fit_hyperparameters(post, prior, family="diagonal")
     report(progress, 2, total, what="MacKay's evidence")
     ev = evidence_reestimation(post, alpha0=prior.alpha_mean, beta0=prior.beta_mean, symmetry_factor=2)
-    report(progress, 3, total, what=f"exact ln P(D | α, β) on a {n_grid}×{n_grid} grid")
-    counted = _CountedPosterior(post, progress, 3, total, n_grid)
-    g = evidence_grid(counted, np.linspace(*log_alpha_range, n_grid), np.linspace(*log_beta_range, n_grid))
+    if grid is None:
+        report(progress, 3, total, what=f"exact ln P(D | α, β) on a {n_grid}×{n_grid} grid")
+        counted = _CountedPosterior(post, progress, 3, total, n_grid)
+        grid = evidence_grid(counted, np.linspace(*log_alpha_range, n_grid), np.linspace(*log_beta_range, n_grid))
     report(progress, total, total)
-    return HyperparameterComparison(post, ens, ens_d, ev, g)
+    return HyperparameterComparison(post, ens, ens_d, ev, grid)
 
 
 def plot_trajectories(axes, comp: HyperparameterComparison):
