@@ -36,6 +36,7 @@ import numpy as np
 from ..core import validation as check
 from ..inference.classification_fits import fit_classification
 from ..models.classification import ClassificationData, LogisticPosterior, classification_data
+from .runner import store_once
 from .store import load_npz, save_npz, stored_file, study_parser
 
 #: Fig. 9's data set: 16 points from MacKay's neuron with a bias input of 1 (w = (2, 1), θ = 0),
@@ -140,9 +141,13 @@ def compute_store() -> dict[str, np.ndarray]:
     }
 
 
-def write_store(path=None) -> "Path":  # noqa: F821 - pathlib.Path, returned by save_npz
-    """Compute and write :data:`STORE_NAME` (into ``figures/`` unless ``path`` is given)."""
-    return save_npz(compute_store(), stored_file(STORE_NAME) if path is None else path)
+def write_store(path=None, *, force: bool = False) -> "Path":  # noqa: F821 - pathlib.Path, returned by save_npz
+    """Compute and write :data:`STORE_NAME` (into ``figures/`` unless ``path`` is given), atomically.
+
+    The store records no configuration: an existing file is replaced only with ``force``
+    (FileExistsError, before any work).
+    """
+    return store_once(path, STORE_NAME, None, compute_store, save_npz, force=force, elsewhere="--outdir")
 
 
 def load_store(directory=None) -> dict[str, np.ndarray]:
@@ -217,9 +222,14 @@ def compute_neuron_store(settings=None) -> dict[str, np.ndarray]:
     return {k: np.array([r[k] for r in rows]) for k in rows[0]}
 
 
-def write_neuron_store(path=None) -> "Path":  # noqa: F821 - pathlib.Path, returned by save_npz
-    """Compute and write :data:`NEURON_STORE_NAME` (into ``figures/`` unless ``path`` is given)."""
-    return save_npz(compute_neuron_store(), stored_file(NEURON_STORE_NAME) if path is None else path)
+def write_neuron_store(path=None, *, force: bool = False) -> "Path":  # noqa: F821 - pathlib.Path, returned by save_npz
+    """Compute and write :data:`NEURON_STORE_NAME` (into ``figures/`` unless ``path`` is given), atomically.
+
+    The store records no configuration: an existing file is replaced only with ``force``
+    (FileExistsError, before any fit).
+    """
+    return store_once(path, NEURON_STORE_NAME, None, compute_neuron_store, save_npz, force=force,
+                      elsewhere="--outdir")
 
 
 def load_neuron_store(directory=None) -> dict[str, np.ndarray]:
@@ -230,11 +240,15 @@ def load_neuron_store(directory=None) -> dict[str, np.ndarray]:
 def main(argv=None) -> None:
     parser = study_parser(__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("fig9", "neuron"), help="write one of the two files")
+    parser.add_argument("--force", action="store_true", help="replace the stored files (they record no configuration)")
     args = parser.parse_args(argv)
-    if args.only != "neuron":
-        write_store(stored_file(STORE_NAME, args.outdir))
-    if args.only != "fig9":
-        write_neuron_store(stored_file(NEURON_STORE_NAME, args.outdir))
+    try:
+        if args.only != "neuron":
+            print(write_store(stored_file(STORE_NAME, args.outdir), force=args.force), flush=True)
+        if args.only != "fig9":
+            print(write_neuron_store(stored_file(NEURON_STORE_NAME, args.outdir), force=args.force), flush=True)
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
 
 
 __all__ = ["COMMAND", "DISTANCES", "FAMILIES", "FIG9", "NEURON_INPUT_SD", "NEURON_LOG10_ALPHAS", "NEURON_N_MAX",

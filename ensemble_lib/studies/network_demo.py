@@ -303,7 +303,7 @@ def write_store(path=None, n_jobs: int | None = None, *, force: bool = False) ->
     ``force`` (FileExistsError, before any fit).
     """
     path = stored_file(DEMO_STORE_FILE) if path is None else Path(path)
-    check_output(path, store_config(), force=force, load=stored_config, config_of=lambda c: c)
+    check_output(path, store_config(), force=force, load=stored_config, config_of=lambda c: c, elsewhere="--out")
     return save_npz(compute_store(n_jobs=n_jobs), path)
 
 

@@ -30,21 +30,18 @@ are computed once and stored with their configuration in ``figures/network_demo_
 
 from __future__ import annotations
 
-import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..core import validation as check
 from ..inference.evidence import EvidenceState
 from ..inference.hyperparameters import GammaHyperprior
 from ..inference.network_fits import EnsembleFit, fit_ensemble, fit_evidence
 from ..models.network import NetworkPosterior, add_bias
 from .network_demo import canonical_state, demo_data
-from .runner import check_output
-from .store import load_json, save_json, stored_file, study_parser
+from .runner import one_file_main, store_once
+from .store import load_json, save_json
 
 #: the stored file (in ``figures/``) and the command that makes it
 LADDER_FILE = "network_demo_ladder.json"
@@ -153,28 +150,14 @@ def save_ladder(path=None, *, force: bool = False) -> Path:
     Written atomically; a stored file of another configuration (or none) is not replaced unless
     ``force`` (FileExistsError, before any fit).
     """
-    if path is not None:
-        check.instance("path", path, (str, os.PathLike), "None or a str or pathlib.Path")
-    path = stored_file(LADDER_FILE) if path is None else Path(path)
-    check.flag("force", force)
-    check_output(path, ladder_config(), force=force)
-    return save_json(fit_ladder(), path)
+    return store_once(path, LADDER_FILE, ladder_config(), fit_ladder, save_json, force=force)
 
 
 def main(argv=None) -> None:
-    parser = study_parser("fit lesson 4's evidence framework and ensemble ladder on the demo data, and store them",
-                          outdir=False)
-    parser.add_argument("--out", default=None, help=f"the file to write (default figures/{LADDER_FILE})")
-    parser.add_argument("--force", action="store_true",
-                        help="replace a stored file of another configuration (or one recording none)")
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    try:
-        path = save_ladder(args.out, force=args.force)
-    except FileExistsError as e:
-        raise SystemExit(str(e)) from None
-    print(f"evidence framework and {len(ladder_config()['ranks']) + 2} ensemble fits in "
-          f"{time.perf_counter() - t0:.1f} s: {path}")
+    n_fits = len(ladder_config()["ranks"]) + 2
+    one_file_main(argv, "fit lesson 4's evidence framework and ensemble ladder on the demo data, and store them",
+                  LADDER_FILE, save_ladder,
+                  lambda path, secs: f"evidence framework and {n_fits} ensemble fits in {secs:.1f} s: {path}")
 
 
 #: public: what lesson 4 (load_ladder, fit_ladder) and the command (save_ladder) use; ladder_posterior and

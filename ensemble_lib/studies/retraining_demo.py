@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,8 +36,8 @@ from ..inference.noisy_retraining import noisy_retraining, residual_noise_sd
 from ..models.network import NetworkPosterior, add_bias, network_output
 from .hmc_reference import DEMO_FILE
 from .network_demo import DEMO_BETA, DEMO_SEED, canonical_state, default_fits, demo_data, memo_key
-from .runner import check_output
-from .store import load_npz, save_npz, stored_file, study_parser
+from .runner import one_file_main, store_once
+from .store import load_npz, save_npz, stored_file
 
 #: the stored file, in figures/
 RETRAINING_FILE = "retraining_demo.npz"
@@ -119,10 +118,9 @@ def write_retraining(path=None, *, force: bool = False) -> Path:
     A stored file of another configuration is not replaced unless ``force`` (FileExistsError,
     before any fit); one of the same configuration is re-derived.
     """
-    path = stored_file(RETRAINING_FILE) if path is None else Path(path)
     config = retraining_config()
-    check_output(path, config, force=force, load=stored_config, config_of=lambda c: c)
-    return save_npz(compute_retraining(config), path)
+    return store_once(path, RETRAINING_FILE, config, lambda: compute_retraining(config), save_npz, force=force,
+                      load=stored_config, config_of=lambda c: c)
 
 
 # -- what lesson 4's §8 reads: every band on the demo's grid, its table rows and its reading -------
@@ -218,17 +216,9 @@ def retraining_sentence(s: RetrainingSummary) -> str:
 
 
 def main(argv=None) -> None:
-    parser = study_parser("retrain lesson 4's demo network on noisy targets (MacKay §9.2) and store it",
-                          outdir=False)
-    parser.add_argument("--out", default=None, help=f"the file to write (default figures/{RETRAINING_FILE})")
-    parser.add_argument("--force", action="store_true", help="replace a stored file of another configuration")
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    try:
-        path = write_retraining(args.out, force=args.force)
-    except FileExistsError as e:
-        raise SystemExit(str(e)) from None
-    print(f"2 x {N_DRAWS} retrainings in {time.perf_counter() - t0:.0f} s: {path}")
+    one_file_main(argv, "retrain lesson 4's demo network on noisy targets (MacKay §9.2) and store it",
+                  RETRAINING_FILE, write_retraining,
+                  lambda path, secs: f"2 x {N_DRAWS} retrainings in {secs:.0f} s: {path}")
 
 
 if __name__ == "__main__":

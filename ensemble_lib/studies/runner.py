@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shlex
 import sys
 import time
@@ -36,7 +37,7 @@ from threadpoolctl import threadpool_limits
 
 from ..core import validation as check
 from ..core.progress import report
-from .store import save_json
+from .store import save_json, stored_file, study_parser
 
 #: the backends :func:`run_splits` knows: joblib's own worker processes, or a Dask cluster
 BACKENDS = ("loky", "dask")
@@ -77,7 +78,8 @@ def _timed(fn, key, one_blas_thread: bool):
     return key, result, time.perf_counter() - t0
 
 
-def check_output(path, config: dict, *, force: bool = False, config_of=None, load=None) -> None:
+def check_output(path, config: dict, *, force: bool = False, config_of=None, load=None,
+                 elsewhere: str = "--outdir") -> None:
     """Refuse to replace a stored result made with another configuration, unless ``force``.
 
     Parameters
@@ -95,6 +97,8 @@ def check_output(path, config: dict, *, force: bool = False, config_of=None, loa
     load : callable, optional
         ``load(path) -> stored``, how the file is read (default: as JSON); a file it cannot read
         counts as another configuration's.
+    elsewhere : str
+        The command's option that writes elsewhere, named in the message (``--outdir`` or ``--out``).
 
     Raises
     ------
@@ -112,7 +116,49 @@ def check_output(path, config: dict, *, force: bool = False, config_of=None, loa
         stored_config = None
     if _round_trip(stored_config) != _round_trip(config):
         raise FileExistsError(f"{path} holds a result of another configuration; pass --force to "
-                              "replace it, or --outdir to write elsewhere")
+                              f"replace it, or {elsewhere} to write elsewhere")
+
+
+def store_once(path, name: str, config: dict | None, make, save, *, force: bool = False, config_of=None,
+               load=None, elsewhere: str = "--out") -> Path:
+    """Compute a study's one stored file and write it atomically: ``save(make(), path)``.
+
+    ``path``: None (``figures/<name>``) or a str or pathlib.Path. A file there of another
+    configuration (or one recording none) is not replaced unless ``force``: FileExistsError,
+    before ``make`` runs (:func:`check_output`, with its ``config_of`` and ``load``).
+    ``config=None``: the store records no configuration, so an existing file is replaced only
+    with ``force``. ``elsewhere``: the command's option that writes elsewhere, for the message.
+    """
+    if path is not None:
+        check.instance("path", path, (str, os.PathLike), "None or a str or pathlib.Path")
+    path = stored_file(name) if path is None else Path(path)
+    check.flag("force", force)
+    if config is None:
+        if path.is_file() and not force:
+            raise FileExistsError(f"{path} exists (its store records no configuration to compare with); "
+                                  f"pass --force to replace it, or {elsewhere} to write elsewhere")
+    else:
+        check_output(path, config, force=force, config_of=config_of, load=load, elsewhere=elsewhere)
+    return save(make(), path)
+
+
+def one_file_main(argv, description: str, name: str, write, done) -> Path:
+    """The command line of a study with one stored file: ``--out FILE`` (default ``figures/<name>``)
+    and ``--force``; ``write(out, force=...)`` makes the file, ``done(path, seconds)`` is the line
+    printed after it (the path is returned). A file of another configuration ends the command with
+    its message."""
+    parser = study_parser(description, outdir=False)
+    parser.add_argument("--out", default=None, help=f"the file to write (default figures/{name})")
+    parser.add_argument("--force", action="store_true",
+                        help="replace a stored file of another configuration (or one recording none)")
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    try:
+        path = write(args.out, force=args.force)
+    except FileExistsError as e:
+        raise SystemExit(str(e)) from None
+    print(done(path, time.perf_counter() - t0), flush=True)
+    return path
 
 
 def run_splits(keys, fn, *, config: dict, partial, resume: bool = False, force: bool = False,

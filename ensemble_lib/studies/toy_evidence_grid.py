@@ -25,8 +25,6 @@ configuration in ``figures/toy_evidence_grid.json``:
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -34,8 +32,8 @@ import numpy as np
 from ..core import validation as check
 from ..inference.evidence import EvidenceGrid, evidence_grid
 from ..models.toy import PAPER_PRESET, ToyPosterior, make_posterior
-from .runner import check_output
-from .store import load_json, save_json, stored_file, study_parser
+from .runner import one_file_main, store_once
+from .store import load_json, save_json
 
 #: the stored file (in ``figures/``) and the command that makes it
 GRID_FILE = "toy_evidence_grid.json"
@@ -107,28 +105,14 @@ def save_grid(path=None, *, force: bool = False) -> Path:
     Written atomically; a stored file of another configuration (or none) is not replaced unless
     ``force`` (FileExistsError, before any quadrature).
     """
-    if path is not None:
-        check.instance("path", path, (str, os.PathLike), "None or a str or pathlib.Path")
-    path = stored_file(GRID_FILE) if path is None else Path(path)
-    check.flag("force", force)
-    check_output(path, grid_config(), force=force)
-    return save_json(compute_grid(), path)
+    return store_once(path, GRID_FILE, grid_config(), compute_grid, save_json, force=force)
 
 
 def main(argv=None) -> None:
-    parser = study_parser("the toy's exact evidence on lesson 3's (ln alpha, ln beta) grid and its maximiser, "
-                          "stored", outdir=False)
-    parser.add_argument("--out", default=None, help=f"the file to write (default figures/{GRID_FILE})")
-    parser.add_argument("--force", action="store_true",
-                        help="replace a stored file of another configuration (or one recording none)")
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    try:
-        path = save_grid(args.out, force=args.force)
-    except FileExistsError as e:
-        raise SystemExit(str(e)) from None
     n = grid_config()["n_grid"]
-    print(f"exact evidence on a {n} x {n} grid and its maximiser in {time.perf_counter() - t0:.1f} s: {path}")
+    one_file_main(argv, "the toy's exact evidence on lesson 3's (ln alpha, ln beta) grid and its maximiser, stored",
+                  GRID_FILE, save_grid,
+                  lambda path, secs: f"exact evidence on a {n} x {n} grid and its maximiser in {secs:.1f} s: {path}")
 
 
 #: public: what lesson 3 (load_evidence_grid) and the command (save_grid) use; the other steps are

@@ -38,7 +38,8 @@ from scipy.special import erf
 from ..core import validation as check
 from ..inference.hmc import SamplerSettings, sample_toy
 from ..models.toy import PAPER_PRESET, ToyPosterior, make_posterior
-from .store import load_npz, save_npz, stored_file, study_parser
+from .runner import one_file_main, store_once
+from .store import load_npz, save_npz, stored_file
 
 STORE_FILE = "monte_carlo_toy.npz"
 #: the main run's seed and settings (NumPyro's default step-size target, 0.8)
@@ -131,20 +132,19 @@ def load_store(path=None) -> dict:
     return load_npz(path)
 
 
-def write_store(path=None) -> Path:
-    """Compute every run and write the store atomically (default ``figures/monte_carlo_toy.npz``)."""
-    path = stored_file(STORE_FILE) if path is None else _path("path", path)
-    return save_npz(compute_store(), path)
+def write_store(path=None, *, force: bool = False) -> Path:
+    """Compute every run and write the store atomically (default ``figures/monte_carlo_toy.npz``).
+
+    The store records no configuration, so an existing file is replaced only with ``force``
+    (FileExistsError, before any sampling).
+    """
+    return store_once(path, STORE_FILE, None, compute_store, save_npz, force=force)
 
 
 def main(argv=None) -> Path:
-    """``python -m ensemble_lib.studies.toy_hmc``: sample and store lesson 9's toy runs."""
-    parser = study_parser("Lesson 9's HMC runs on the toy posterior", outdir=False)
-    parser.add_argument("--out", default=None, help="the file to write (default figures/monte_carlo_toy.npz)")
-    args = parser.parse_args(argv)
-    path = write_store(args.out)
-    print(path, flush=True)
-    return path
+    """``python -m ensemble_lib.studies.toy_hmc [--out FILE] [--force]``: sample and store lesson 9's toy runs."""
+    return one_file_main(argv, "Lesson 9's HMC runs on the toy posterior", STORE_FILE, write_store,
+                         lambda path, secs: f"lesson 9's toy runs sampled in {secs:.0f} s: {path}")
 
 
 __all__ = ["MAIN_SAMPLER", "N_REPLICATES", "REP_SAMPLER", "STORE_FILE", "SWEEP_LENGTHS", "SWEEP_STEPS",

@@ -450,6 +450,7 @@ CASES = [
     C(lambda: toy_hmc.load_store(3), r"path must be None or a str or pathlib.Path", id="toy-hmc-load-type", on="studies.toy_hmc.load_store"),
     C(lambda: toy_hmc.load_store("/no/such/store.npz"), r"path must be an existing stored file", id="toy-hmc-load-missing", on="studies.toy_hmc.load_store"),
     C(lambda: toy_hmc.write_store(3.0), r"path must be None or a str or pathlib.Path", id="toy-hmc-write", on="studies.toy_hmc.write_store"),
+    C(lambda: toy_hmc.write_store(force="yes"), r"force must be True or False", id="toy-hmc-write-force", on="studies.toy_hmc.write_store"),
     C(lambda: hmc_chains.chain_traces(thin=0), r"thin must be an integer in \[1, 500\]", id="hmc-chains-thin", on="studies.hmc_chains.chain_traces"),
     C(lambda: hmc_chains.chain_traces(config="cfg"), r"config must be a TableConfig or None", id="hmc-chains-config", on="studies.hmc_chains.chain_traces"),
     C(lambda: hmc_chains.chain_traces(settings={}), r"settings must be a SamplerSettings", id="hmc-chains-settings", on="studies.hmc_chains.chain_traces"),

@@ -235,3 +235,47 @@ def test_the_command_line_progress_is_a_tqdm_bar_with_each_finished_split_above_
     text = out.getvalue()
     assert "split 1: done\n" in text and "split 3: done\n" in text
     assert "4/4" in text and bar.bar is None  # closed at the end
+
+
+def test_a_one_file_store_is_written_once_and_replaced_only_when_asked(tmp_path):
+    """store_once: a missing file is made; one of the same configuration is re-derived in place; one of
+    another configuration, or (config=None) any existing file of a store that records none, stays
+    byte for byte and the work is not started, until force."""
+    calls = []
+
+    def make():
+        calls.append(1)
+        return {"config": {"n": 1}, "value": len(calls)}
+
+    path = tmp_path / "one.json"
+    runner.store_once(path, "one.json", {"n": 1}, make, store.save_json)
+    runner.store_once(path, "one.json", {"n": 1}, make, store.save_json)  # same configuration: re-derived
+    assert json.loads(path.read_text())["value"] == 2
+    before = path.read_bytes()
+    with pytest.raises(FileExistsError, match="another configuration; pass --force"):
+        runner.store_once(path, "one.json", {"n": 2}, make, store.save_json)
+    with pytest.raises(FileExistsError, match="records no configuration.*--force.*--outdir"):
+        runner.store_once(path, "one.json", None, make, store.save_json, elsewhere="--outdir")
+    assert path.read_bytes() == before and len(calls) == 2
+    runner.store_once(path, "one.json", None, make, store.save_json, force=True)
+    assert json.loads(path.read_text())["value"] == 3
+
+
+@pytest.mark.parametrize("module, argv", [("toy_hmc", []), ("classification_demo", ["--only", "fig9"]),
+                                          ("toy_evidence_grid", ["--out", "{tmp}/grid.json"])])
+def test_the_one_file_commands_refuse_to_replace_a_stored_file_unasked(tmp_path, module, argv):
+    """The commands behind lessons 3, 8 and 9's stores leave an existing file alone (exit status 1,
+    the option that replaces it named) before doing any work."""
+    if module == "toy_evidence_grid":
+        (tmp_path / "grid.json").write_text(json.dumps({"config": {"other": True}}))
+    else:
+        shutil.copytree(store.FIGURES_DIR, tmp_path / "figures", ignore=shutil.ignore_patterns("*.png"))
+        argv = argv + ["--outdir", str(tmp_path / "figures")] if module == "classification_demo" else \
+            argv + ["--out", str(tmp_path / "figures" / "monte_carlo_toy.npz")]
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    done = subprocess.run([sys.executable, "-m", f"ensemble_lib.studies.{module}", *argv], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "--force" in done.stderr
+    assert before == {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
