@@ -223,8 +223,25 @@ def _make_test_line(rec: dict | None) -> str:
             f"target ≤ {rec['target_s']} s: {within}.")
 
 
+def load_average() -> list[float] | None:
+    """The 1-, 5- and 15-minute load averages (None where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def _load_line(load: dict | None) -> str:
+    if not load or load.get("start") is None:
+        return "Load average: not recorded."
+    return (f"Load average (1, 5, 15 min) at the start: {', '.join(map(str, load['start']))}; at the end: "
+            f"{', '.join(map(str, load['end']))}; on {os.cpu_count()} CPUs. A run on a busy machine waits "
+            "for a core as well as working: compare it with a report made at a like load.")
+
+
 def write_report(results: dict, outdir: Path, quick: bool, make_test: dict | None = None,
-                 quick_skipped: list[str] = (), browser_latency: str | None = None) -> tuple[Path, Path]:
+                 quick_skipped: list[str] = (), browser_latency: str | None = None,
+                 load: dict | None = None) -> tuple[Path, Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     stamp = _dt.date.today().isoformat()
     info = machine_info()
@@ -233,10 +250,11 @@ def write_report(results: dict, outdir: Path, quick: bool, make_test: dict | Non
     studies = study_times()
     jpath.write_text(json.dumps({"date": stamp, "quick": quick, "machine": info, "results": results,
                                  "quick_skipped": list(quick_skipped), "make_test": make_test,
-                                 "browser_latency_published": browser_latency, "studies": studies},
+                                 "browser_latency_published": browser_latency, "studies": studies,
+                                 "load_average": load},
                                 indent=2))
     lines = [f"# Benchmark report {stamp}{' (quick mode)' if quick else ''}", "",
-             "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()), "",
+             "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()), "", _load_line(load), "",
              _make_test_line(make_test), "", _check_times_line(), ""]
     for name, st in studies.items():
         lines += [f"Study `{name}` (measured {st['date']}): {st['wall_s'] / 60:.1f} min wall for "
@@ -275,13 +293,15 @@ def main(argv=None) -> None:
     timed = args.test_suite or (not args.quick and
                                 os.environ.get("BENCH_TEST_TIME", "").strip().lower() in {"1", "true", "yes"})
     make_test = measure_make_test() if timed else last_make_test_time()
+    load = {"start": load_average()}
     results, skipped = run(args.quick, args.only)
+    load["end"] = load_average()
     # only a full run publishes (the quick run of the test suite writes to a temporary folder)
     browser_latency = publish_browser_latency(Path(args.outdir)) if full else None
     from benchmarks.plots import write_timing_figures
 
     write_timing_figures(results, Path(args.figures))
-    j, m = write_report(results, Path(args.outdir), args.quick, make_test, skipped, browser_latency)
+    j, m = write_report(results, Path(args.outdir), args.quick, make_test, skipped, browser_latency, load)
     print(m.read_text())
 
 
