@@ -40,7 +40,7 @@ from ..inference.hyperparameters import GammaHyperprior
 from ..inference.network_fits import EnsembleFit, fit_ensemble, fit_evidence
 from ..models.network import NetworkPosterior, add_bias
 from .network_demo import canonical_state, demo_data
-from .runner import one_file_main, store_once
+from .runner import config_or_default, one_file_main, store_once
 from .store import load_json, save_json
 
 #: the stored file (in ``figures/``) and the command that makes it
@@ -67,12 +67,7 @@ def ladder_config() -> dict:
 
 
 def _config(config) -> dict:
-    if config is None:
-        return ladder_config()
-    if not isinstance(config, dict) or set(config) != set(ladder_config()):
-        raise ValueError(f"config must be a dict with the keys of ladder_config() {sorted(ladder_config())}, "
-                         f"got {config!r}")
-    return config
+    return config_or_default(config, ladder_config)
 
 
 def ladder_posterior(config: dict | None = None) -> NetworkPosterior:

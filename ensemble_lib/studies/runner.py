@@ -119,6 +119,17 @@ def check_output(path, config: dict, *, force: bool = False, config_of=None, loa
                               f"replace it, or {elsewhere} to write elsewhere")
 
 
+def config_or_default(config, default) -> dict:
+    """``config``, or ``default()`` if it is None; a ValueError unless it is a dict with the default's keys
+    (a one-file study's configuration, e.g. ``grid_config``)."""
+    if config is None:
+        return default()
+    if not isinstance(config, dict) or set(config) != set(default()):
+        raise ValueError(f"config must be a dict with the keys of {default.__name__}() {sorted(default())}, "
+                         f"got {config!r:.120}")
+    return config
+
+
 def store_once(path, name: str, config: dict | None, make, save, *, force: bool = False, config_of=None,
                load=None, elsewhere: str = "--out") -> Path:
     """Compute a study's one stored file and write it atomically: ``save(make(), path)``.

@@ -32,7 +32,7 @@ import numpy as np
 from ..core import validation as check
 from ..inference.evidence import EvidenceGrid, evidence_grid
 from ..models.toy import PAPER_PRESET, ToyPosterior, make_posterior
-from .runner import one_file_main, store_once
+from .runner import config_or_default, one_file_main, store_once
 from .store import load_json, save_json
 
 #: the stored file (in ``figures/``) and the command that makes it
@@ -49,12 +49,7 @@ def grid_config() -> dict:
 
 
 def _config(config) -> dict:
-    if config is None:
-        return grid_config()
-    if not isinstance(config, dict) or set(config) != set(grid_config()):
-        raise ValueError(f"config must be a dict with the keys of grid_config() {sorted(grid_config())}, "
-                         f"got {config!r:.120}")
-    return config
+    return config_or_default(config, grid_config)
 
 
 def grid_posterior(config: dict | None = None) -> ToyPosterior:
