@@ -232,19 +232,23 @@ def integrated_predictive(post, G, half_width: float = 8.0, n_grid: int = 201) -
     p = np.exp(logp - logp.max())
     A, B = np.exp(la)[:, None, None], np.exp(lb)[None, :, None]
     D = A + B * lam  # (na, nb, k): eigenvalues of A(α, β)
-    mu = (B * b / D) @ GQ.T  # (na, nb, M): G w_MP(α, β) in the eigenbasis
-    var = (1.0 / D) @ (GQ**2).T + 1.0 / B
+    v = (B * b / D).reshape(-1, lam.size)  # w_MP(α, β) in the eigenbasis, one row per grid point
+    D = D.reshape(-1, lam.size)
+    inv_b = np.broadcast_to(1.0 / B[..., 0], (la.size, lb.size)).ravel()
 
-    # the 2-D trapezoidal rule as one weight per grid point, so each integral over the grid is one
-    # matrix product over its na·nb points (not two passes over (na, nb, M) arrays)
+    # the 2-D trapezoidal rule as one weight per grid point; every integral is taken in the
+    # k-dimensional eigenbasis and mapped to the M outputs once (G w = GQ v is linear in v), so no
+    # (na, nb, M) array is formed: the mean GQ·E[v], the spread diag(GQ Cov[v] GQᵀ), and the mean
+    # variance E[1/D]·(GQ²)ᵀ + E[1/β]
     weights = (p * np.outer(_trapezoid_weights(la), _trapezoid_weights(lb))).ravel()
-    norm = float(weights.sum())
-
-    def integrate(f):
-        return weights @ f.reshape(weights.size, -1)
-
-    m = integrate(mu) / norm
-    return IntegratedPredictive(m, integrate((mu - m) ** 2) / norm, integrate(var) / norm)
+    weights = weights / weights.sum()
+    c = weights @ v
+    dv = v - c
+    S = (dv * weights[:, None]).T @ dv
+    m = GQ @ c
+    spread = np.einsum("mk,kl,ml->m", GQ, S, GQ)
+    expected = (weights @ (1.0 / D)) @ (GQ**2).T + float(weights @ inv_b)
+    return IntegratedPredictive(m, spread, expected)
 
 
 def _trapezoid_weights(x: np.ndarray) -> np.ndarray:
