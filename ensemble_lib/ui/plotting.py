@@ -136,6 +136,24 @@ def set_style() -> None:
     mpl.rcParams.update(_STYLE)
 
 
+def inline_figures() -> None:
+    """In a notebook: show figures under their cells (``%matplotlib inline``), each drawn once.
+
+    IPython's inline backend crops every figure to its contents (``bbox_inches="tight"``), and
+    finding those contents is a whole extra draw: a fifth of a lesson's figure time. The suite's
+    figures lay themselves out inside their canvas (constrained layout), so the lessons show the
+    whole canvas instead, drawn once. ``tests/ui/test_plotting.py`` checks that no lesson
+    figure has anything outside it. Outside IPython (a script, the figure command) nothing happens.
+    """
+    from IPython import get_ipython  # only in a notebook (IPython is optional)
+
+    shell = get_ipython()
+    if shell is None:
+        return
+    shell.run_line_magic("matplotlib", "inline")
+    shell.run_line_magic("config", "InlineBackend.print_figure_kwargs = {'bbox_inches': None}")
+
+
 def new_figure(width: float = 6.0, height: float = 4.5, **subplots) -> tuple[Figure, np.ndarray]:
     """A pyplot-free Figure (not shown automatically) and its axes (``width``, ``height`` > 0 inches)."""
     width = check.positive("width", width, upper=100.0)
@@ -374,5 +392,5 @@ def annotate_kl(ax, values: dict, loc=(0.02, 0.98), fmt: str = "{:.2f}"):
 
 
 __all__ = ["COLORS", "LABELS", "NICE_MANTISSAS", "annotate_kl", "fast_jpeg", "fast_png", "figure_png",
-           "new_figure", "nice_ceiling", "nice_range", "plot_gaussian_ellipses", "plot_posterior_contours",
+           "inline_figures", "new_figure", "nice_ceiling", "nice_range", "plot_gaussian_ellipses", "plot_posterior_contours",
            "replace_artists", "save_figure", "set_style", "update_gaussian_ellipses"]
