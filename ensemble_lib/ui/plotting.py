@@ -392,5 +392,5 @@ def annotate_kl(ax, values: dict, loc=(0.02, 0.98), fmt: str = "{:.2f}"):
 
 
 __all__ = ["COLORS", "LABELS", "NICE_MANTISSAS", "annotate_kl", "fast_jpeg", "fast_png", "figure_png",
-           "inline_figures", "new_figure", "nice_ceiling", "nice_range", "plot_gaussian_ellipses", "plot_posterior_contours",
-           "replace_artists", "save_figure", "set_style", "update_gaussian_ellipses"]
+           "inline_figures", "new_figure", "nice_ceiling", "nice_range", "plot_gaussian_ellipses",
+           "plot_posterior_contours", "replace_artists", "save_figure", "set_style", "update_gaussian_ellipses"]
