@@ -553,7 +553,7 @@ CASES = [
     C(lambda: toy_posterior.load_kl_table(3), r"path must be a str or pathlib.Path", id="kl-table-load-type", on="lessons.toy_posterior.load_kl_table"),
     C(lambda: toy_posterior.load_kl_table(Path(__file__)), r"path must be a KL table", id="kl-table-load-other", on="lessons.toy_posterior.load_kl_table"),
     C(lambda: toy_posterior.fig2_figure(preset={"seed": 0, "alpha": "x"}), r"alpha must be a finite number", id="fig2-preset", on="lessons.toy_posterior.fig2_figure"),
-    # --- a mixture of Gaussians as Q (inference/mixture.py, lessons/mixture.py)
+    # --- a mixture of Gaussians as Q (inference/mixture.py, lessons/mixture/)
     C(lambda: mixture.mixture_ladder(toy(), K_max=0), r"K_max must be an integer in \[1, 8\]", id="mix-kmax-0", on="inference.mixture_ladder.mixture_ladder"),
     C(lambda: mixture.MixtureParams(0, 2), r"K must be an integer in \[1, 8\]", id="mix-K-0", on="inference.mixture_entropy.MixtureParams"),
     C(lambda: mixture.mixture_fit(toy(), ([0.7, 0.7], np.zeros((2, 2)), [C2, C2])), r"weights must lie on the simplex", id="mix-weights-sum", on="inference.mixture_fit.mixture_fit"),
