@@ -461,7 +461,7 @@ def test_the_default_data_fits_are_shared_and_equal_fresh_fits(monkeypatch):
     def refuse(*args, **kwargs):
         raise Fitted
 
-    monkeypatch.setattr(demo, "demo_fit", refuse)
+    monkeypatch.setattr(demo.demo_panel, "demo_fit", refuse)  # where the panel looks it up
     x, t = demo.demo_data()
     with pytest.raises(Fitted):
         demo.Network1DPanel(data=(x, t + 0.5))
@@ -493,7 +493,7 @@ def test_demo_shows_the_stored_hmc_band_only_where_it_was_sampled():
     assert hmc is not None and hmc["n_hidden"] == 2 and hmc["adapt"]
     x, t = demo.demo_data()
     fig, ax = new_figure(4, 3)
-    plot = demo._DemoPlot(ax, x, t, hmc)
+    plot = demo.demo_panel._DemoPlot(ax, x, t, hmc)
     assert len(plot.hmc_lines) == 3
     base = dict(x_grid=np.linspace(-3, 3, 5), ens_mean=np.zeros(5), ens_sd=np.ones(5),
                 lap_mean=np.zeros(5), lap_sd=np.ones(5), ens_alpha=1.0, ens_beta=1.0, lap_alpha=1.0,
@@ -504,7 +504,7 @@ def test_demo_shows_the_stored_hmc_band_only_where_it_was_sampled():
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
         assert any("HMC" in lab for lab in labels) == shown
     # other data: no band at all
-    assert demo._DemoPlot(new_figure(4, 3)[1], x + 0.1, t, hmc).hmc_lines == []
+    assert demo.demo_panel._DemoPlot(new_figure(4, 3)[1], x + 0.1, t, hmc).hmc_lines == []
 
 
 def test_demo_counts_active_units_from_the_fit():

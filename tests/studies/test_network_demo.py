@@ -43,7 +43,7 @@ def test_the_store_holds_every_setting_of_the_panels_controls(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a step on the default data fitted instead of using the store")
 
-    monkeypatch.setattr(demo, "demo_fit", refuse)
+    monkeypatch.setattr(demo.demo_panel, "demo_fit", refuse)  # where the panel looks it up
     c = panel.controls
     exps = np.arange(c["alpha"].min, c["alpha"].max + c["alpha"].step / 2, c["alpha"].step)
     alphas = [c["alpha"].base ** e for e in exps]
