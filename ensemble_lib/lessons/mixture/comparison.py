@@ -11,8 +11,8 @@ import numpy as np
 
 from ...core import validation as check
 from ...inference.kl_fit import KLFit, kl_fit
-from ...inference.mixture import (MixtureFit, MixtureLadder, entropy_lower_bound, iter_mixture_ladder,
-                                mirror_overlap, mixture_entropy)
+from ...inference.mixture import (MixtureFit, MixtureLadder, entropy_lower_bound, iter_mixture_ladder, mirror_overlap,
+                                  mixture_entropy)
 from ...models.toy import PAPER_PRESET, ToyPosterior, kl_by_quadrature, make_posterior
 from ...core.gaussian import gaussian_entropy
 from ...ui.memo import LRUMemo

@@ -10,7 +10,7 @@ from ...studies.network_demo import DEMO_NOISE_SD
 from ...studies.retraining_demo import N_MACKAY, X_GAP, retraining_summary
 from ...studies.table1 import load_table
 from ...ui.exercises import (AnswerError, Exercise, ExerciseSet, boolean, close, function, function_values, real,
-                            whole_number)
+                             whole_number)
 from .demo_panel import Network1DPanel
 
 
