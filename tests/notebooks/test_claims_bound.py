@@ -16,7 +16,7 @@ from ensemble_lib.inference.hyperparameters import GammaHyperprior, gamma_update
 from ensemble_lib.inference.model_evidence import log_evidence_on_grid
 from ensemble_lib.inference.toy_fits import fit_all
 from ensemble_lib.lessons import bound as bl
-from ensemble_lib.lessons.bound import sections
+from ensemble_lib.lessons.bound import hyper_iterations
 from ensemble_lib.models.toy import kl_by_quadrature
 
 NB = "03_bound_and_hyperparameters.ipynb"
@@ -119,7 +119,8 @@ def test_readout_says_why_laplace_evidence_overshoots_the_exact_one(comp):
     last = panel.compute("evidence", comp.evidence.n_iter - 1)
     assert comp.evidence.log_evidence[-1] > comp.evidence.log_evidence_exact[-1]
     assert "not a lower bound" in panel.format_readout(last)
-    assert sections.iteration_notes(panel.compute("ensemble", 0)) == []  # where the panel opens: the story holds
+    # where the panel opens: the story holds
+    assert hyper_iterations.iteration_notes(panel.compute("ensemble", 0)) == []
 
 
 def test_the_printed_31_roughly_halves_alpha_bar(comp):

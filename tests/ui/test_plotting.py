@@ -275,7 +275,7 @@ def test_lesson_5s_runs_differ_in_marker_as_well_as_colour():
 
 
 def test_bars_of_lessons_3_and_4_have_a_hatch_per_method():
-    from ensemble_lib.lessons.bound.sections import plot_bound_bars
+    from ensemble_lib.lessons.bound.bound_panel import plot_bound_bars
     from ensemble_lib.lessons.networks import plot_table
 
     fig, ax = new_figure()

@@ -8,9 +8,9 @@ One module per part, in the notebook's order (``notebooks/03_bound_and_hyperpara
 ==========================  =====================================================================
 module                      topic
 ==========================  =====================================================================
-:mod:`.sections`            §1–4 on the toy: the bound and KL(Q‖P) (:class:`BoundPanel`), the
-                            Gamma-hyperprior and evidence iterations beside the exact maximiser
-                            (:class:`HyperIterationPanel`) and their two figures
+:mod:`.bound_panel`         §1–2 on the toy: the bound and KL(Q‖P) (:class:`BoundPanel`) and Fig. 1
+:mod:`.hyper_iterations`    §3–4 on the toy: the Gamma-hyperprior and evidence iterations beside the
+                            exact maximiser (:class:`HyperIterationPanel`) and their figure
 :mod:`.hyper_reestimation`  §5 on a linear model: cheap and cheerful re-estimation (MacKay §9.1)
                             and the error bars on ln α (MacKay (25)) against the exact curve
 :mod:`.exercises`           the lesson's exercises and their checks (:data:`EXERCISES`)
@@ -22,15 +22,16 @@ Every public name (what the notebook uses) is re-exported here, so ``from ensemb
 works for each; the modules' own helpers (``plot_bound_bars``, ``plot_cheap``, …) are imported from them.
 """
 
+from .bound_panel import (LOG10_SD_RANGE, METHOD_COLORS, METHOD_STYLES, RHO_MAX, SNAP_CHOICES, BoundDecomposition,
+                          BoundPanel, bound_decomposition, bound_figure, decomposition_table, gaussian_from_sliders,
+                          make_toy, sliders_from_gaussian)
 from .exercises import BOSTON_PRIOR, EXERCISES
 from .figures import write_figures  # noqa: F401 - the figures command's (lessons.figures), not in __all__
+from .hyper_iterations import (HyperIterationPanel, HyperparameterComparison, IterationState, compare_hyperparameters,
+                               trajectories_figure)
 from .hyper_reestimation import (CHEAP_CASE, ERRORBAR_CASES, FAR_COUNTS, CheapComparison, LogAlphaCase,
                                  bumps_posterior, cheap_comparison, cheap_table, log_alpha_cases, log_alpha_table,
                                  reestimation_figure)
-from .sections import (LOG10_SD_RANGE, METHOD_COLORS, METHOD_STYLES, RHO_MAX, SNAP_CHOICES, BoundDecomposition,
-                       BoundPanel, HyperIterationPanel, HyperparameterComparison, IterationState, bound_decomposition,
-                       bound_figure, compare_hyperparameters, decomposition_table, gaussian_from_sliders, make_toy,
-                       sliders_from_gaussian, trajectories_figure)
 
 __all__ = ["BOSTON_PRIOR", "CHEAP_CASE", "ERRORBAR_CASES", "EXERCISES", "FAR_COUNTS", "LOG10_SD_RANGE",
            "METHOD_COLORS", "METHOD_STYLES", "RHO_MAX", "SNAP_CHOICES", "BoundDecomposition", "BoundPanel",

@@ -18,7 +18,8 @@ from ...inference.reestimation import HyperparameterConvergenceWarning
 from ...models.linear import LinearGaussianPosterior
 from ...ui.exercises import AnswerError, Exercise, ExerciseSet, boolean, close, function, real, whole_number
 from .hyper_reestimation import bumps_posterior
-from .sections import BoundPanel, HyperIterationPanel
+from .bound_panel import BoundPanel
+from .hyper_iterations import HyperIterationPanel
 
 
 #: the lesson's hyperprior (Barber & Bishop's broad Boston choice) and Gaussians the checks try
