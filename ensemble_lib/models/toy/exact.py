@@ -1,35 +1,5 @@
-"""The 2-parameter toy posterior of Barber & Bishop (1998), §2.1 and Fig. 2.
-
-Model ``f(x; u, v) = v σ(u x)`` with ``w = (u, v)``, noise precision β and prior
-precision α. The posterior (B&B (6))
-
-.. math:: P(u, v \\mid D) = \\frac{1}{Z}\\exp\\{-\\beta E_D(u, v) - \\tfrac{\\alpha}{2}(u^2 + v^2)\\}
-
-is symmetric under ``(u, v) → (−u, −v)`` (σ is odd), so it has two modes.
-
-Because f is linear in v, ``E_D = ½A(u)v² − B(u)v + ½T`` with
-``A(u) = Σ σ(u x_n)²``, ``B(u) = Σ t_n σ(u x_n)``, ``T = Σ t_n²``. Two exact
-reductions follow (the idea of the paper's eqs 22–23 and Appendix A.1):
-
-* ``ln Z``: v is integrated in closed form, leaving the even 1-D integrand
-  ``g(u) = √(2π/(βA+α)) exp{−αu²/2 − βT/2 + (βB)²/(2(βA+α))}``, integrated by
-  adaptive quadrature over the range where it is not negligible. A rigorous
-  bound, ``ln g(u) ≤ ½ ln(2π/α) − αu²/2`` (Cauchy–Schwarz), fixes that range.
-* ``⟨E_D⟩`` under ``Q = N(w̄, C)``: given u, v is Gaussian with mean
-  ``v̄ + (C_uv/C_uu)(u − ū)`` and variance ``C_vv − C_uv²/C_uu``, so only a 1-D
-  rule over ``u = ū + √C_uu z`` (z ~ N(0, 1)) is needed (:func:`u_rule`). The
-  integrand steps from one plateau of σ(u x) to the other within
-  ``|u| ≲ 1/|x|``, a width ``w = 1/(√C_uu max|x_n|)`` in z. A Gauss–Hermite rule
-  of n nodes resolves that only while ``w`` is not small (``√C_uu max|x| ≤
-  0.1 √n``, where its error is below 1e-14); a broader Q — a flat prior, small β —
-  gets a composite Gauss–Legendre rule instead, with panels graded
-  geometrically towards the step at ``z = −ū/√C_uu``. So ⟨E_D⟩ is accurate for
-  any Gaussian, not just the narrow ones (a fixed rule underestimates KL(Q‖P)
-  for a broad Q, even below zero, and the optimiser then seeks that error out).
-
-Code names: ``x``, ``t`` = data, ``alpha`` = α, ``beta`` = β, ``n_quad`` =
-Gauss–Hermite nodes over u.
-"""
+"""The toy's exact posterior (:class:`ToyPosterior`): ln Z and every moment by quadrature, the Gaussian
+expectations the fits need (:func:`u_rule`), and the posterior on a grid for plots (:class:`PosteriorGrid`)."""
 
 from __future__ import annotations
 
@@ -40,10 +10,11 @@ from functools import cached_property, lru_cache
 import numpy as np
 from scipy import integrate, optimize, special
 
-from ..core import validation as check
-from .erf_network import TOY_N, TOY_NOISE_SD, sigma, sigma_prime, toy_data
-from ..core.gaussian import LOG_2PI, gauss_hermite
-from .posterior import Expectation, RegressionPosterior
+from ...core import validation as check
+from ..erf_network import sigma, sigma_prime
+from ...core.gaussian import LOG_2PI, gauss_hermite
+from ..posterior import Expectation, RegressionPosterior
+
 
 #: A Gauss–Hermite rule of n nodes is used while √C_uu max|x| ≤ _GH_REACH √n (error < 1e-14)
 _GH_REACH = 0.1
@@ -545,122 +516,5 @@ class ToyPosterior(RegressionPosterior):
         return PosteriorGrid(u, v, logp - self.log_Z)
 
 
-# ---------------------------------------------------------------------------
-# The lessons' data sets
-# ---------------------------------------------------------------------------
-
-#: The "paper-like" preset of B&B Fig. 2: β = 100 (noise s.d. 0.1, as in the paper), N = 6,
-#: and the seed and α found by ``lessons.toy_posterior.find_preset`` (seeds 0–39, α in
-#: {0.05, 0.1, 0.2, 0.3, 0.5, 1, 2}) whose Laplace KL is closest to 41.
-PAPER_PRESET = {"seed": 25, "alpha": 0.2, "noise_sd": TOY_NOISE_SD, "n": TOY_N}
-
-def make_posterior(seed: int = 0, alpha: float = 1.0, noise_sd: float = TOY_NOISE_SD,
-                   n: int = TOY_N) -> ToyPosterior:
-    """The toy posterior for data drawn with ``numpy.random.default_rng(seed)``.
-
-    The noise precision of the model is the one that generated the data,
-    β = 1/noise_sd², so ``noise_sd`` must lie in [1e-4, 1e4] (β in
-    :data:`~ensemble_lib.core.validation.PRECISION_RANGE`); ``seed`` >= 0, ``n`` >= 1,
-    ``alpha`` in [1e-8, 1e8].
-    """
-    seed = check.integer("seed", seed, low=0)
-    noise_sd = check.noise_sd("noise_sd", noise_sd)  # checked before β = 1/noise_sd² is formed
-    data = toy_data(np.random.default_rng(seed), n=n, noise_sd=noise_sd)
-    return ToyPosterior(data.x, data.t, alpha=alpha, beta=1.0 / noise_sd**2)
-
-
-# ---------------------------------------------------------------------------
-# An independent reference for KL(Q‖P): brute-force 2-D quadrature
-# ---------------------------------------------------------------------------
-
-def kl_by_quadrature(post, mean, cov, weights=None, n: int = 401, z_max: float = 8.0) -> float:
-    """KL(Q‖P) = ∫ Q ln(Q/P) dw by brute-force 2-D quadrature, Q a Gaussian or a mixture of them.
-
-    The lessons' and the tests' independent check of the library's KL (B&B (16)) for a single
-    Gaussian Q = N(w̄, C) and for a mixture Q = Σ_i π_i N(w̄_i, C_i) (B&B (39)).
-
-    Parameters
-    ----------
-    post : ToyPosterior
-        The posterior P (any 2-parameter :class:`~ensemble_lib.models.posterior.RegressionPosterior`
-        with ``log_unnorm`` and an exact ``log_Z``).
-    mean, cov : array_like, shapes (2,) and (2, 2), or (K, 2) and (K, 2, 2)
-        One Gaussian, or the K components of a mixture.
-    weights : array_like, shape (K,), optional
-        The mixture weights π_i (positive, summing to 1); required with K components, ``None``
-        (or ``[1]``) for one Gaussian.
-    n : int
-        Simpson nodes per axis, in [3, 2001] (odd for Simpson's rule proper).
-    z_max : float
-        Half-width of each grid in its component's standard deviations (mass outside below
-        e^{−z_max²/2}); in (0, 40].
-
-    Returns
-    -------
-    float
-        The KL divergence computed without the library's bound.
-
-    Raises
-    ------
-    ValueError
-        If ``post`` has no ``log_unnorm``/``log_Z``, the Gaussians are not 2-D with positive-definite
-        covariances, the weights are not K positive numbers summing to 1, or ``n``, ``z_max`` are
-        outside their ranges.
-
-    Notes
-    -----
-    ``KL = Σ_i π_i ∫ N(z|0, I) [ln Q(w̄_i + L_i z) − ln P(w̄_i + L_i z | D)] dz`` (``C_i = L_i L_iᵀ``,
-    Cholesky), each integral by Simpson's rule on an n×n grid of ``|z| ≤ z_max`` in the component's
-    whitened coordinates; ``ln Q`` is the mixture's log density summed directly and
-    ``ln P(w|D) = −βE_D(w) − (α/2)‖w‖² − ln Z`` is evaluated pointwise (B&B (6)). Nothing of the
-    library's ``bound``/``kl`` is used: not the entropy formula or its bound, not the 1-D rule for
-    ⟨E_D⟩, not ``ln Z_D``, ``ln Z_P``; only ``post.log_Z``, the exact normaliser (itself checked
-    against 2-D adaptive quadrature in ``tests/models/test_toy.py``). So it agrees with ``post.kl`` only
-    if F[Q] (B&B (17)–(20)) and KL = ln P(D) − F (B&B (16)) are right.
-    """
-    if not (hasattr(post, "log_unnorm") and hasattr(post, "log_Z")):
-        raise ValueError(f"post must be a 2-parameter posterior with log_unnorm and an exact log_Z "
-                         f"(e.g. a ToyPosterior), got {type(post).__name__}")
-    n = check.integer("n", n, low=3, high=2001)
-    z_max = check.positive("z_max", z_max, upper=40.0)
-    mean, cov = check.finite_array("mean", mean), check.finite_array("cov", cov)
-    single = mean.ndim == 1
-    means, covs = (mean[None], cov[None]) if single else (mean, cov)
-    if means.ndim != 2 or covs.ndim != 3 or len(covs) != len(means):
-        raise ValueError(f"mean and cov must have shapes (2,) and (2, 2), or (K, 2) and (K, 2, 2), "
-                         f"got {mean.shape} and {cov.shape}")
-    K = len(means)
-    gaussians = [check.mean_cov(m, C, 2, (f"mean[{i}]", f"cov[{i}]")) for i, (m, C) in enumerate(zip(means, covs))]
-    if weights is None:
-        if K != 1:
-            raise ValueError(f"weights must be given for a mixture of K = {K} components")
-        weights = np.ones(1)
-    weights = check.finite_array("weights", weights)
-    if (weights.shape != (K,) or not np.all(np.isfinite(weights)) or np.any(weights <= 0)
-            or abs(weights.sum() - 1.0) > 1e-9):
-        raise ValueError(f"weights must be {K} positive numbers summing to 1, got {weights}")
-    z = np.linspace(-z_max, z_max, n)
-    Z = np.stack(np.meshgrid(z, z, indexing="ij"), axis=-1)
-    zz = np.sum(Z * Z, axis=-1)
-    phi = np.exp(-0.5 * zz) / (2.0 * np.pi)
-    Ls = [np.linalg.cholesky(C) for _, C in gaussians]
-    half_logdets = [np.sum(np.log(np.diag(L))) for L in Ls]
-    total = 0.0
-    for i, (p, (m, _), L) in enumerate(zip(weights, gaussians, Ls)):
-        W = m + Z @ L.T
-        terms = []
-        for j, (pj, (mj, _), Lj) in enumerate(zip(weights, gaussians, Ls)):
-            if j == i:  # in its own whitened coordinates the component's Mahalanobis distance is |z|²
-                yy = zz
-            else:
-                y = np.linalg.solve(Lj, (W - mj).reshape(-1, 2).T).T.reshape(W.shape)
-                yy = np.sum(y * y, axis=-1)
-            terms.append(np.log(pj) - 0.5 * yy - LOG_2PI - half_logdets[j])
-        log_q = terms[0] if K == 1 else np.logaddexp.reduce(np.stack(terms), axis=0)
-        log_p = post.log_unnorm(W) - post.log_Z
-        f = phi * (log_q - log_p)
-        total += p * float(integrate.simpson(integrate.simpson(f, x=z, axis=1), x=z))
-    return total
-
-
-__all__ = ["BETA_T_MAX", "PAPER_PRESET", "PosteriorGrid", "ToyPosterior", "kl_by_quadrature", "make_posterior"]
+#: u_rule is the fast KL path's (inference.toy_objective), not listed: the same as before the split
+__all__ = ["BETA_T_MAX", "PosteriorGrid", "ToyPosterior"]
