@@ -140,10 +140,11 @@ def inline_figures() -> None:
     """In a notebook: show figures under their cells (``%matplotlib inline``), each drawn once.
 
     IPython's inline backend crops every figure to its contents (``bbox_inches="tight"``), and
-    finding those contents is a whole extra draw: a fifth of a lesson's figure time. The suite's
-    figures lay themselves out inside their canvas (constrained layout), so the lessons show the
-    whole canvas instead, drawn once. ``tests/ui/test_plotting.py`` checks that no lesson
-    figure has anything outside it. Outside IPython (a script, the figure command) nothing happens.
+    finding those contents is a whole extra draw: about a fifth of each figure's time in lesson 6.
+    The suite's figures lay themselves out inside their canvas (constrained layout), so the lessons
+    show the whole canvas instead, drawn once. ``tests/ui/test_plotting_inline.py`` checks that no
+    lesson figure draws anything outside it. Outside IPython (a script, the figure command) nothing
+    happens.
     """
     from IPython import get_ipython  # only in a notebook (IPython is optional)
 
