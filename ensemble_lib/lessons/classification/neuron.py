@@ -119,6 +119,15 @@ def _weight_axes(ax):
     ax.set_aspect("equal")
 
 
+def _input_axes(ax):
+    ax.set_xlim(*X_LIMITS[:2])
+    ax.set_ylim(*X_LIMITS[2:])
+    ax.set_aspect("equal")
+    ax.set_xlabel("x₁")
+    ax.set_ylabel("x₂")
+    ax.set_title(X_TITLE, fontsize=9)
+
+
 def _posterior_contours(ax, grid: PosteriorGrid):
     """Contours of the exact posterior at Δ ln P = −½, −2, −9/2, −8 from its peak (grey)."""
     top = float(np.max(grid.log_density))
@@ -160,12 +169,7 @@ def plot_neuron(ax_x, ax_w, st: NeuronState):
     w = st.gaussians["laplace"][0]
     u = np.linspace(*X_LIMITS[:2], 2)
     artists += ax_x.plot(u, -w[0] * u / w[1], **BOUNDARY_STYLE)
-    ax_x.set_xlim(*X_LIMITS[:2])
-    ax_x.set_ylim(*X_LIMITS[2:])
-    ax_x.set_aspect("equal")
-    ax_x.set_xlabel("x₁")
-    ax_x.set_ylabel("x₂")
-    ax_x.set_title(X_TITLE, fontsize=9)
+    _input_axes(ax_x)
     artists += _posterior_contours(ax_w, st.grid)
     for key in _FAMILIES:
         artists += plot_gaussian_ellipses(ax_w, *st.gaussians[key], n_sigmas=(1, 2), **style(key),
@@ -238,12 +242,7 @@ class NeuronPanel(FigurePanel):
         # 580 × 310 px with the readout beside it: controls, figure and readout fit a 1366 × 768 screen
         fig, (ax_x, ax_w) = new_figure(5.8, 3.1, ncols=2, width_ratios=[1, 1])
         self.ax_x, self.ax_w = ax_x, ax_w
-        ax_x.set_xlim(*X_LIMITS[:2])
-        ax_x.set_ylim(*X_LIMITS[2:])
-        ax_x.set_aspect("equal")
-        ax_x.set_xlabel("x₁")
-        ax_x.set_ylabel("x₂")
-        ax_x.set_title(X_TITLE, fontsize=9)
+        _input_axes(ax_x)
         self._ones = ax_x.scatter([], [], marker="x", color="k", s=22)
         self._zeros = ax_x.scatter([], [], marker="o", facecolors="none", edgecolors="k", s=22)
         self._boundary, = ax_x.plot([], [], **BOUNDARY_STYLE, label="w_MP·x = 0")
