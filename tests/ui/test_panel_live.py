@@ -12,7 +12,6 @@ No test here asserts a time.
 from __future__ import annotations
 
 import asyncio
-import html
 import json
 import re
 import sys
@@ -378,46 +377,3 @@ def test_lesson_2s_axes_stay_put_while_the_sweep_slider_moves():
         (x0, x1), (y0, y1) = p.ax_q.get_xlim(), p.ax_q.get_ylim()
         assert x0 <= mu0 and mu1 <= x1 and y0 <= s0 and s1 <= y1, k
     assert len(frames) == 1
-
-
-# ---------------------------------------------------------------------------
-# typed values (issue 15 item 5): a refused or clamped value is said in the status line
-# ---------------------------------------------------------------------------
-
-def _type(panel, name, text):
-    panel.boxes[name].set_state({"value": text})  # as the front end sends an edited box
-
-
-def test_a_typed_value_out_of_range_is_clamped_and_said():
-    p = ToyExplorer()
-    p.update()
-    _type(p, "alpha", "99999")
-    assert p.controls["alpha"].value == pytest.approx(10.0)
-    assert "prior precision α must be in [0.01, 10]; set to 10" in p.status.value
-    assert p.boxes["alpha"].value == FigurePanel._formatted(p.controls["alpha"])
-    assert p.last_error is None and p.readout.value == _reference("alpha", 10.0).readout.value
-    _type(p, "alpha", "1e-9")
-    assert p.controls["alpha"].value == pytest.approx(0.01) and "set to 0.01" in p.status.value
-    p.controls["alpha"].value = 1.0  # the next step clears the note
-    assert p.status.value == ""
-
-
-def test_a_typed_value_that_is_not_a_number_is_refused_and_said():
-    p = ToyExplorer()
-    p.update()
-    png, value, n0 = p.image.value, p.controls["alpha"].value, p.n_updates
-    _type(p, "alpha", "abc")
-    assert p.controls["alpha"].value == value and p.image.value == png and p.n_updates == n0
-    assert "“abc” is not a number" in html.unescape(p.status.value)
-    assert p.boxes["alpha"].value == FigurePanel._formatted(p.controls["alpha"])
-
-
-def test_a_typed_value_in_range_is_set_and_whole_numbers_are_said():
-    p = ToyExplorer()
-    p.update()
-    _type(p, "alpha", " 2.5 ")
-    assert p.controls["alpha"].value == 2.5 and p.status.value == ""
-    _type(p, "n", "7.6")
-    assert p.controls["n"].value == 8 and "data points N takes whole numbers; set to 8" in p.status.value
-    _type(p, "n", "−3")  # a typographic minus is read as one: below the range
-    assert p.controls["n"].value == 1 and "must be in [1, 50]; set to 1" in p.status.value
