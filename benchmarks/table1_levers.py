@@ -95,11 +95,13 @@ def nlopt_cost(n: int, memory: int, evaluations: int = 400) -> dict | None:
             "evaluations": count[0], "ms_per_evaluation": 1e3 * own}
 
 
-def nodes_needed(rho: float, limit: int = 80) -> tuple[int | None, float]:
-    """(fewest nodes within 1e-14 × max(1, scale) of 800 nodes, or None below ``limit``; 48 nodes' error / scale)."""
+def rule_errors(rho: float, counts, reference: int = 800, hs=None) -> dict:
+    """{nodes: max error / max(1, largest value)} of Ψ's fifteen derivatives (p + q ≤ 4) against
+    ``reference`` nodes, over the grid h, k ∈ ``hs`` (default: −12..12 by 0.25, and ±20, ±30)."""
     from ensemble_lib.models.psi_integral import _psi_stack, _units
 
-    hs = np.concatenate([np.linspace(-12, 12, 97), [-30, -20, 20, 30]])
+    if hs is None:
+        hs = np.concatenate([np.linspace(-12, 12, 97), [-30, -20, 20, 30]])
     h, k = (a.ravel() for a in np.meshgrid(hs, hs))
     ones = np.ones_like(h)
     theta = np.full(h.shape, np.arcsin(rho))
@@ -107,10 +109,16 @@ def nodes_needed(rho: float, limit: int = 80) -> tuple[int | None, float]:
     def stack(n):
         return _psi_stack(h, k, theta, _units(h, ones, 4), _units(k, ones, 4), 4, n)[1].copy()
 
-    ref = stack(800)
+    ref = stack(reference)
     scale = np.maximum(1.0, np.max(np.abs(ref), axis=1))[:, None]
-    need = next((n for n in range(4, limit, 2) if np.all(np.abs(stack(n) - ref) <= 1e-14 * scale)), None)
-    return need, float(np.max(np.abs(stack(48) - ref) / scale))
+    return {n: float(np.max(np.abs(stack(n) - ref) / scale)) for n in counts}
+
+
+def nodes_needed(rho: float, limit: int = 80) -> tuple[int | None, float]:
+    """(fewest nodes within 1e-14 of 800 nodes, or None below ``limit``; 48 nodes' error), as :func:`rule_errors`."""
+    errors = rule_errors(rho, list(range(4, limit, 2)) + [48])
+    need = next((n for n in range(4, limit, 2) if errors[n] <= 1e-14), None)
+    return need, errors[48]
 
 
 def node_timings(counts=NODE_COUNTS, repeats: int = 40, seed: int = 0) -> dict:

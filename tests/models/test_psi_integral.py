@@ -12,7 +12,9 @@ import pytest
 from scipy import integrate, stats
 
 from ensemble_lib.models.network_moments import N_QUAD_DEFAULT
-from ensemble_lib.models.psi_integral import _psi_derivatives, _psi_stack, _units
+from ensemble_lib.models.psi_integral import _psi_derivatives
+
+from benchmarks.table1_levers import rule_errors
 
 from _network_checks import sig
 
@@ -106,17 +108,8 @@ def test_the_default_48_nodes_reach_round_off_wherever_fitted_pairs_lie(rho):
     the rule is at round-off, 1e-13 of each derivative's largest value (measured: 7e-14 at most;
     benchmarks/table1_levers.py). The rule converges geometrically, more slowly as θ_max nears π/2.
     """
-    hs = np.linspace(-12, 12, 49)
-    h, k = (a.ravel() for a in np.meshgrid(hs, hs))
-    ones = np.ones_like(h)
-    theta = np.full(h.shape, np.arcsin(rho))
-
-    def stack(n):
-        return _psi_stack(h, k, theta, _units(h, ones, 4), _units(k, ones, 4), 4, n)[1].copy()
-
-    ref = stack(800)
-    scale = np.maximum(1.0, np.max(np.abs(ref), axis=1))[:, None]
-    assert np.max(np.abs(stack(N_QUAD_DEFAULT) - ref) / scale) <= 1e-13
+    errors = rule_errors(rho, (N_QUAD_DEFAULT, 12), hs=np.linspace(-12, 12, 49))
+    assert errors[N_QUAD_DEFAULT] <= 1e-13
     # and fewer nodes would not do where the angle is long: the check can tell
     if abs(rho) >= 0.9:
-        assert np.max(np.abs(stack(12) - ref) / scale) > 1e-10
+        assert errors[12] > 1e-10
