@@ -12,6 +12,10 @@ average. A tree is any unpacked commit (``git archive COMMIT | tar -x -C DIR``).
 times in this process lesson 5's slider step (the step size moved, 1000 SVI steps and the draw) and
 lesson 7's α step as a browser streams it: its first frame, and the frames up to both K = 1 fits.
 
+``python -m benchmarks.lessons_ready app OUT.jsonl --tree now=DIR [--reps N]`` starts the app as
+``make app`` does (the tree's ``notebooks/`` and ``voila.json``), with Voilà's preheated kernel pool
+on and off in turn, and times the first page, the warm-up and every lesson's page (:func:`app_loads`).
+
 ``python -m benchmarks.lessons_ready summary RUNALL.jsonl`` prints medians as a Markdown table.
 
 ``python -m benchmarks.lessons_ready voila OUT.jsonl --tree ... [--reps N]``: the same for a Voilà
@@ -102,6 +106,83 @@ def voila_load(tree: str, name: str) -> dict:
             server.kill()
 
 
+def _tree_cpu(process) -> float:
+    """CPU seconds (user + system) of ``process``'s children so far (the app's kernels)."""
+    import psutil
+
+    total = 0.0
+    for child in process.children(recursive=True):
+        try:
+            total += sum(child.cpu_times()[:2])
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def app_loads(tree: str, preheat: bool, pause: float = 3.0) -> list[dict]:
+    """Every lesson's page load on one app server started as ``make app`` starts it (the tree's
+    ``notebooks/`` folder, its ``voila.json``), with Voilà's kernel pool on (``preheat``) or off.
+
+    Rows: ``first`` — the learning path requested the moment the server answers (a lecturer who
+    opens the printed address at once); ``warm`` — from the server's start until its kernels stop
+    working (every lesson run ahead in its pool kernel, or nothing to do without the pool); then
+    each lesson in order, ``pause`` seconds apart (a student reading), each a fresh HTTP GET read to
+    its end. The pool refills behind each page taken from it, so the rows include that work.
+    """
+    import psutil
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    voila = shutil.which("voila", path=str(Path(sys.executable).parent)) or "voila"
+    port = _free_port()
+    cmd = [voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", "--Voila.token=",
+           f"--Voila.config_file_paths={tree}", f"--VoilaConfiguration.preheat_kernel={preheat}",
+           str(Path(tree, "notebooks"))]
+    lessons = sorted(p.name for p in Path(tree, "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    rows = []
+
+    def get(name):
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/voila/render/{name}", timeout=600) as response:
+            body = response.read()
+        return {"lesson": name, "total_s": time.perf_counter() - t0, "bytes": len(body),
+                "traceback": b"Traceback" in body, "load1": os.getloadavg()[0], "preheat": preheat}
+
+    start = time.perf_counter()
+    server = subprocess.Popen(cmd, cwd=tree, env={**os.environ, "PYTHONPATH": tree},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        rows.append({**get(lessons[0]), "row": "first", "since_start_s": time.perf_counter() - start})
+        parent, last = psutil.Process(server.pid), -1.0
+        while time.perf_counter() - start < 300:
+            cpu = _tree_cpu(parent)
+            if cpu - last < 0.05:
+                break
+            last = cpu
+            time.sleep(1.0)
+        rows.append({"lesson": "(all)", "row": "warm", "total_s": time.perf_counter() - start, "preheat": preheat,
+                     "load1": os.getloadavg()[0]})
+        for name in lessons:
+            time.sleep(pause)
+            rows.append({**get(name), "row": "walk"})
+        return rows
+    finally:
+        server.terminate()
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
 def _timed(fn, n: int) -> dict:
     import numpy as np
 
@@ -172,7 +253,7 @@ def summary(rows) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("runall", "voila", "panels", "summary"))
+    parser.add_argument("what", choices=("runall", "voila", "app", "panels", "summary"))
     parser.add_argument("out", help="JSON lines file (appended to; read by summary)")
     parser.add_argument("--tree", action="append", default=[], help="LABEL=DIR, twice (runall)")
     parser.add_argument("--reps", type=int, default=2)
@@ -185,6 +266,15 @@ def main(argv=None) -> None:
             f.write(json.dumps(panels()) + "\n")
             return
         trees = dict(t.split("=", 1) for t in args.tree)
+        if args.what == "app":
+            for rep in range(args.reps):
+                for preheat in ((True, False) if rep % 2 == 0 else (False, True)):
+                    for label, tree in trees.items():
+                        for row in app_loads(tree, preheat):
+                            row = {**row, "label": label, "rep": rep, "t": time.strftime("%H:%M:%S")}
+                            f.write(json.dumps(row) + "\n")
+                            f.flush()
+            return
         lessons = sorted(p.name for p in Path(next(iter(trees.values())), "notebooks").glob("[0-9][0-9]_*.ipynb"))
         for rep in range(args.reps):
             order = list(trees) if rep % 2 == 0 else list(trees)[::-1]

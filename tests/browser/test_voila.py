@@ -2,8 +2,11 @@
 
 For each ``notebooks/*.ipynb`` (discovered, not listed) the page
 ``/voila/render/NAME`` is opened on the ``voila_server`` fixture (Voilà serves
-``notebooks/`` with the repository's ``voila.json``, as ``make app`` does, and runs
-the whole notebook in a fresh kernel for each visitor). The test waits until
+``notebooks/`` with the repository's ``voila.json``, as ``make app`` does: every
+lesson is run ahead in a kernel of Voilà's preheated pool, and each visitor gets
+that kernel while a fresh one refills the pool). The server log must say the
+page came from the pool (``Using pre-heated kernel: ... for NAME``), so a setting
+or a request that turns the pool off fails the test. The test waits until
 every FigurePanel the notebook displays has its figure, then checks that no
 cell shows an error or a widget as plain text, that no exercise solution is on
 the page (cells tagged ``solution`` are removed: one code cell on the page per
@@ -18,6 +21,7 @@ the lessons and nothing else.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 from urllib.parse import quote
@@ -161,7 +165,11 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
         console = S.console_problems(messages)
         if console:
             problems.append("browser console:\n" + "\n".join(console))
-        log = S.server_log_problems(voila_server.log_text()[log_start:])
+        log_text = voila_server.log_text()[log_start:]
+        if not re.search(rf"Using pre-heated kernel: \S+ for {re.escape(nb.name)}", log_text):
+            problems.append("the page did not come from Voilà's preheated kernel pool (voila.json's preheat_kernel): "
+                            "no 'Using pre-heated kernel: ... for " + nb.name + "' in the server log")
+        log = S.server_log_problems(log_text)
         if log:
             problems.append("Voilà server/kernel log:\n" + "\n".join(log))
         if nb == S.notebooks()[0]:  # with the learning path: the start page `make app` opens
