@@ -32,6 +32,7 @@ import os
 import statistics
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -67,22 +68,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def voila_load(tree: str, name: str) -> dict:
-    """One Voilà page load of lesson ``name`` of ``tree``: a fresh ``voila`` server (started in the
-    tree's root, so the lessons' ``../figures/`` images resolve), then one HTTP GET read to its end.
-
-    Voilà 0.5 runs every cell in a fresh kernel while it sends the page, so the GET ends when the
-    last cell has run; the widgets' drawing in a browser comes on top (the browser suite times it).
-    """
+@contextmanager
+def _voila(tree: str, args: list[str]):
+    """A ``voila`` server started in ``tree``'s root with ``args`` (``PYTHONPATH`` = the tree), once its
+    port answers: yields ``(process, port)``; stopped on exit."""
     import shutil
     import socket
     import subprocess
     import sys
-    import urllib.request
 
     voila = shutil.which("voila", path=str(Path(sys.executable).parent)) or "voila"
     port = _free_port()
-    server = subprocess.Popen([voila, f"notebooks/{name}", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1"],
+    server = subprocess.Popen([voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", *args],
                               cwd=tree, env={**os.environ, "PYTHONPATH": tree},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -92,18 +89,36 @@ def voila_load(tree: str, name: str) -> dict:
                 break
             except OSError:
                 time.sleep(0.1)
-        load = os.getloadavg()[0]
-        t0 = time.perf_counter()
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600) as response:
-            body = response.read()
-        return {"lesson": name, "total_s": time.perf_counter() - t0, "bytes": len(body),
-                "traceback": b"Traceback" in body, "load1": load}
+        yield server, port
     finally:
         server.terminate()
         try:
-            server.wait(15)
+            server.wait(30)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+def _page(url: str, name: str) -> dict:
+    """One HTTP GET of a Voilà page, read to its end."""
+    import urllib.request
+
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=600) as response:
+        body = response.read()
+    return {"lesson": name, "total_s": time.perf_counter() - t0, "bytes": len(body),
+            "traceback": b"Traceback" in body, "load1": load}
+
+
+def voila_load(tree: str, name: str) -> dict:
+    """One Voilà page load of lesson ``name`` of ``tree``: a fresh ``voila`` server (started in the
+    tree's root, so the lessons' ``../figures/`` images resolve), then one HTTP GET read to its end.
+
+    Voilà 0.5 runs every cell in a fresh kernel while it sends the page, so the GET ends when the
+    last cell has run; the widgets' drawing in a browser comes on top (the browser suite times it).
+    """
+    with _voila(tree, [f"notebooks/{name}"]) as (_, port):
+        return _page(f"http://127.0.0.1:{port}/", name)
 
 
 def _tree_cpu(process) -> float:
@@ -130,38 +145,16 @@ def app_loads(tree: str, preheat: bool, pause: float = 3.0) -> list[dict]:
     its end. The pool refills behind each page taken from it, so the rows include that work.
     """
     import psutil
-    import shutil
-    import socket
-    import subprocess
-    import sys
-    import urllib.request
 
-    voila = shutil.which("voila", path=str(Path(sys.executable).parent)) or "voila"
-    port = _free_port()
-    cmd = [voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", "--Voila.token=",
-           f"--Voila.config_file_paths={tree}", f"--VoilaConfiguration.preheat_kernel={preheat}",
-           str(Path(tree, "notebooks"))]
     lessons = sorted(p.name for p in Path(tree, "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    rows = []
-
-    def get(name):
-        t0 = time.perf_counter()
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/voila/render/{name}", timeout=600) as response:
-            body = response.read()
-        return {"lesson": name, "total_s": time.perf_counter() - t0, "bytes": len(body),
-                "traceback": b"Traceback" in body, "load1": os.getloadavg()[0], "preheat": preheat}
-
+    args = ["--Voila.token=", f"--Voila.config_file_paths={tree}", f"--VoilaConfiguration.preheat_kernel={preheat}",
+            str(Path(tree, "notebooks"))]
     start = time.perf_counter()
-    server = subprocess.Popen(cmd, cwd=tree, env={**os.environ, "PYTHONPATH": tree},
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        rows.append({**get(lessons[0]), "row": "first", "since_start_s": time.perf_counter() - start})
+    with _voila(tree, args) as (server, port):
+        def get(name):
+            return {**_page(f"http://127.0.0.1:{port}/voila/render/{name}", name), "preheat": preheat}
+
+        rows = [{**get(lessons[0]), "row": "first", "since_start_s": time.perf_counter() - start}]
         parent, last = psutil.Process(server.pid), -1.0
         while time.perf_counter() - start < 300:
             cpu = _tree_cpu(parent)
@@ -175,12 +168,6 @@ def app_loads(tree: str, preheat: bool, pause: float = 3.0) -> list[dict]:
             time.sleep(pause)
             rows.append({**get(name), "row": "walk"})
         return rows
-    finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 def _timed(fn, n: int) -> dict:
