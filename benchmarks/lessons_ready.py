@@ -14,7 +14,8 @@ lesson 7's α step as a browser streams it: its first frame, and the frames up t
 
 ``python -m benchmarks.lessons_ready app OUT.jsonl --tree now=DIR [--reps N]`` starts the app as
 ``make app`` does (the tree's ``notebooks/`` and ``voila.json``), with Voilà's preheated kernel pool
-on and off in turn, and times the first page, the warm-up and every lesson's page (:func:`app_loads`).
+on and off in turn, and times the first page, the warm-up and every lesson's page (:func:`app_loads`);
+with ``--chromium PATH`` each lesson is opened in that browser, until its panels are drawn.
 
 ``python -m benchmarks.lessons_ready summary RUNALL.jsonl`` prints medians as a Markdown table.
 
@@ -32,7 +33,7 @@ import os
 import statistics
 import time
 from collections import defaultdict
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 
@@ -134,7 +135,41 @@ def _tree_cpu(process) -> float:
     return total
 
 
-def app_loads(tree: str, preheat: bool, pause: float = 3.0) -> list[dict]:
+def _wait_warm(server, start: float, limit: float = 300.0) -> None:
+    """Until the server's kernels have started and then used under 0.05 CPU-s in a second."""
+    import psutil
+
+    parent, last = psutil.Process(server.pid), None
+    while time.perf_counter() - start < limit:
+        cpu = _tree_cpu(parent)
+        if last is not None and parent.children() and cpu - last < 0.05:
+            return
+        last = cpu
+        time.sleep(1.0)
+
+
+def _panels_shown(notebook: Path) -> int:
+    """How many FigurePanels the app shows of the stored lesson: displayed boxes holding an image
+    (the stored widget state says which), outside the exercise cells Voilà leaves out."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    state = nb["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+
+    def is_panel(model_id: str) -> bool:
+        children = state.get(model_id, {}).get("state", {}).get("children", [])
+        return any(state.get(c.removeprefix("IPY_MODEL_"), {}).get("model_name") == "ImageModel" for c in children)
+
+    left_out = {"solution", "answer", "check"}  # voila.json's remove_cell_tags
+    return sum(is_panel(out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"])
+               for cell in nb["cells"] if not left_out & set(cell.get("metadata", {}).get("tags", []))
+               for out in cell.get("outputs", []) if "application/vnd.jupyter.widget-view+json" in out.get("data", {}))
+
+
+#: a Voilà page is drawn when it shows the lesson's panels, each with its figure loaded
+_DRAWN = ("([n]) => document.querySelectorAll('.widget-box:has(> .widget-image)').length >= n && "
+          "[...document.querySelectorAll('.widget-box > .widget-image')].every(i => i.complete && i.naturalWidth > 0)")
+
+
+def app_loads(tree: str, preheat: bool, pause: float = 3.0, chromium: str | None = None) -> list[dict]:
     """Every lesson's page load on one app server started as ``make app`` starts it (the tree's
     ``notebooks/`` folder, its ``voila.json``), with Voilà's kernel pool on (``preheat``) or off.
 
@@ -143,30 +178,58 @@ def app_loads(tree: str, preheat: bool, pause: float = 3.0) -> list[dict]:
     working (every lesson run ahead in its pool kernel, or nothing to do without the pool); then
     each lesson in order, ``pause`` seconds apart (a student reading), each a fresh HTTP GET read to
     its end. The pool refills behind each page taken from it, so the rows include that work.
-    """
-    import psutil
 
+    With ``chromium`` (a Chromium binary, driven by Playwright) each lesson of the walk is opened in
+    the browser instead: ``total_s`` until the page's load event, ``drawn_s`` until it shows every
+    panel with its figure (the widgets connected to their kernel and drawn).
+    """
     lessons = sorted(p.name for p in Path(tree, "notebooks").glob("[0-9][0-9]_*.ipynb"))
     args = ["--Voila.token=", f"--Voila.config_file_paths={tree}", f"--VoilaConfiguration.preheat_kernel={preheat}",
             str(Path(tree, "notebooks"))]
     start = time.perf_counter()
-    with _voila(tree, args) as (server, port):
-        def get(name):
-            return {**_page(f"http://127.0.0.1:{port}/voila/render/{name}", name), "preheat": preheat}
+    with _voila(tree, args) as (server, port), ExitStack() as stack:
+        def url(name):
+            return f"http://127.0.0.1:{port}/voila/render/{name}"
 
+        def get(name):
+            return {**_page(url(name), name), "preheat": preheat}
+
+        def draw(name):
+            context = browser.new_context(viewport={"width": 1100, "height": 1000})
+            try:
+                page, load, console = context.new_page(), os.getloadavg()[0], []
+                page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+                n, before_reload = _panels_shown(Path(tree, "notebooks", name)), None
+                t0 = time.perf_counter()
+                page.goto(url(name), timeout=600_000, wait_until="load")
+                t1 = time.perf_counter()
+                try:
+                    page.wait_for_function(_DRAWN, arg=[n], timeout=60_000)
+                except Exception:  # Voilà's race (voila#920): a visitor reloads, as the browser suite does
+                    before_reload = page.evaluate(
+                        "() => document.querySelectorAll('.widget-box:has(> .widget-image)').length")
+                    page.reload(timeout=600_000, wait_until="load")
+                    page.wait_for_function(_DRAWN, arg=[n], timeout=120_000)
+                return {"lesson": name, "total_s": t1 - t0, "drawn_s": time.perf_counter() - t0, "load1": load,
+                        "preheat": preheat, "browser": True, "panels": n,
+                        "reloaded": before_reload is not None, "panels_before_reload": before_reload,
+                        "console_errors": [m for m in console if m.startswith("error")][:5]}
+            finally:
+                context.close()
+
+        if chromium:
+            from playwright.sync_api import sync_playwright  # only for this benchmark (the test extra)
+
+            browser = stack.enter_context(sync_playwright()).chromium.launch(
+                executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"])
+            stack.callback(browser.close)
         rows = [{**get(lessons[0]), "row": "first", "since_start_s": time.perf_counter() - start}]
-        parent, last = psutil.Process(server.pid), -1.0
-        while time.perf_counter() - start < 300:
-            cpu = _tree_cpu(parent)
-            if cpu - last < 0.05:
-                break
-            last = cpu
-            time.sleep(1.0)
+        _wait_warm(server, start)
         rows.append({"lesson": "(all)", "row": "warm", "total_s": time.perf_counter() - start, "preheat": preheat,
                      "load1": os.getloadavg()[0]})
         for name in lessons:
             time.sleep(pause)
-            rows.append({**get(name), "row": "walk"})
+            rows.append({**(draw(name) if chromium else get(name)), "row": "walk"})
         return rows
 
 
@@ -244,6 +307,7 @@ def main(argv=None) -> None:
     parser.add_argument("out", help="JSON lines file (appended to; read by summary)")
     parser.add_argument("--tree", action="append", default=[], help="LABEL=DIR, twice (runall)")
     parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--chromium", help="app: open each lesson in this Chromium (Playwright) instead of one GET")
     args = parser.parse_args(argv)
     if args.what == "summary":
         print(summary([json.loads(line) for line in Path(args.out).read_text().splitlines()]))
@@ -257,7 +321,7 @@ def main(argv=None) -> None:
             for rep in range(args.reps):
                 for preheat in ((True, False) if rep % 2 == 0 else (False, True)):
                     for label, tree in trees.items():
-                        for row in app_loads(tree, preheat):
+                        for row in app_loads(tree, preheat, chromium=args.chromium):
                             row = {**row, "label": label, "rep": rep, "t": time.strftime("%H:%M:%S")}
                             f.write(json.dumps(row) + "\n")
                             f.flush()
