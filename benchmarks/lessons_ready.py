@@ -15,7 +15,8 @@ lesson 7's α step as a browser streams it: its first frame, and the frames up t
 ``python -m benchmarks.lessons_ready app OUT.jsonl --tree now=DIR [--reps N]`` starts the app as
 ``make app`` does (the tree's ``notebooks/`` and ``voila.json``), with Voilà's preheated kernel pool
 on and off in turn, and times the first page, the warm-up and every lesson's page (:func:`app_loads`);
-with ``--chromium PATH`` each lesson is opened in that browser, until its panels are drawn.
+with ``--chromium PATH`` each lesson is opened in that browser, until its panels are drawn;
+``--pause S`` sets the seconds between lessons, ``--preheat on|off`` one setting only.
 
 ``python -m benchmarks.lessons_ready summary RUNALL.jsonl`` prints medians as a Markdown table.
 
@@ -308,6 +309,8 @@ def main(argv=None) -> None:
     parser.add_argument("--tree", action="append", default=[], help="LABEL=DIR, twice (runall)")
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--chromium", help="app: open each lesson in this Chromium (Playwright) instead of one GET")
+    parser.add_argument("--pause", type=float, default=3.0, help="app: seconds between the walk's lessons")
+    parser.add_argument("--preheat", choices=("both", "on", "off"), default="both", help="app: pool on, off, both")
     args = parser.parse_args(argv)
     if args.what == "summary":
         print(summary([json.loads(line) for line in Path(args.out).read_text().splitlines()]))
@@ -319,10 +322,12 @@ def main(argv=None) -> None:
         trees = dict(t.split("=", 1) for t in args.tree)
         if args.what == "app":
             for rep in range(args.reps):
-                for preheat in ((True, False) if rep % 2 == 0 else (False, True)):
+                both = (True, False) if rep % 2 == 0 else (False, True)
+                for preheat in {"both": both, "on": (True,), "off": (False,)}[args.preheat]:
                     for label, tree in trees.items():
-                        for row in app_loads(tree, preheat, chromium=args.chromium):
-                            row = {**row, "label": label, "rep": rep, "t": time.strftime("%H:%M:%S")}
+                        for row in app_loads(tree, preheat, pause=args.pause, chromium=args.chromium):
+                            row = {**row, "label": label, "rep": rep, "pause_s": args.pause,
+                                   "t": time.strftime("%H:%M:%S")}
                             f.write(json.dumps(row) + "\n")
                             f.flush()
             return
