@@ -31,9 +31,13 @@ def test_each_lesson_starts_with_its_learning_goals():
         assert len(goals) >= 2 and goals == [str(i) for i in range(1, len(goals) + 1)], (lesson.notebook, goals)
 
 
-def test_the_app_runs_each_lesson_when_it_opens():
-    sentence(NB, "each lesson runs from the top, in a fresh kernel of its own, when you\nopen it")
-    # Voilà executes a notebook on opening: the stored outputs are not what it serves. A lesson whose
+def test_the_app_runs_each_lesson_ahead_in_a_kernel_of_its_own():
+    sentence(NB, "the app runs every lesson ahead, each in a kernel of its own")
+    # voila.json turns on Voilà's preheated kernel pool, one kernel per lesson (`make app` and the
+    # browser suite read it; tests/browser/test_voila.py checks that every page comes from the pool)
+    config = json.loads((NOTEBOOKS.parent / "voila.json").read_text(encoding="utf-8"))["VoilaConfiguration"]
+    assert config.get("preheat_kernel") is True and config.get("default_pool_size", 1) >= 1, config
+    # Voilà executes a notebook for its pool: the stored outputs are not what it serves. A lesson whose
     # panel opens on computed state therefore computes it in the kernel (the panel's update() call).
     for lesson in LESSONS:
         code = "\n".join("".join(c["source"]) for c in _cells(lesson.notebook) if c["cell_type"] == "code")
