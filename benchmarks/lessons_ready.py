@@ -118,6 +118,8 @@ def voila_load(tree: str, name: str) -> dict:
 
     Voilà 0.5 runs every cell in a fresh kernel while it sends the page, so the GET ends when the
     last cell has run; the widgets' drawing in a browser comes on top (the browser suite times it).
+    Voilà reads the tree's ``voila.json`` (the working directory's): where it turns the kernel pool
+    on, the server runs the lesson ahead from its start, and the GET sent at once waits for that run.
     """
     with _voila(tree, [f"notebooks/{name}"]) as (_, port):
         return _page(f"http://127.0.0.1:{port}/", name)
