@@ -3,10 +3,12 @@
 For each ``notebooks/*.ipynb`` (discovered, not listed) the page
 ``/voila/render/NAME`` is opened on the ``voila_server`` fixture (Voilà serves
 ``notebooks/`` with the repository's ``voila.json``, as ``make app`` does: every
-lesson is run ahead in a kernel of Voilà's preheated pool, and each visitor gets
-that kernel while a fresh one refills the pool). The server log must say the
-page came from the pool (``Using pre-heated kernel: ... for NAME``), so a setting
-or a request that turns the pool off fails the test. The test waits until
+lesson but those in its ``preheat_denylist`` is run ahead in a kernel of Voilà's
+preheated pool, and each visitor gets that kernel while a fresh one refills the
+pool). The server log must say the page came from the pool (``Using pre-heated
+kernel: ... for NAME``), or, for a lesson on the denylist, that it did not, so a
+setting or a request that changes which lessons are pooled fails the test. The
+test waits until
 every FigurePanel the notebook displays has its figure, then checks that no
 cell shows an error or a widget as plain text, that no exercise solution is on
 the page (cells tagged ``solution`` are removed: one code cell on the page per
@@ -46,6 +48,11 @@ JS_CODE_CELLS = """() => [document.querySelectorAll('.celltag_solution, .celltag
 #: the entries of Voilà's start page (a file browser rendered in the page)
 JS_TREE_ENTRIES = """() => [...document.querySelectorAll('.jp-DirListing-itemText')]
     .map(e => (e.innerText || '').trim()).filter(t => t)"""
+
+
+#: lessons Voilà does not run ahead (they time their own computations: tests/notebooks/test_claims_learning_path.py)
+PREHEAT_DENIED = set(json.loads(S.VOILA_CONFIG.read_text(encoding="utf-8"))
+                     .get("VoilaKernelManager", {}).get("preheat_denylist", []))
 
 
 def _code_cells_without_solutions(nb) -> int:
@@ -166,7 +173,11 @@ def test_voila_app_renders_and_a_slider_redraws(nb, browser, voila_server, artif
         if console:
             problems.append("browser console:\n" + "\n".join(console))
         log_text = voila_server.log_text()[log_start:]
-        if not re.search(rf"Using pre-heated kernel: \S+ for {re.escape(nb.name)}", log_text):
+        pooled = bool(re.search(rf"Using pre-heated kernel: \S+ for {re.escape(nb.name)}", log_text))
+        if nb.name in PREHEAT_DENIED and pooled:
+            problems.append("the page came from Voilà's kernel pool, but voila.json's preheat_denylist leaves it out "
+                            "(the lesson times its own computations)")
+        elif nb.name not in PREHEAT_DENIED and not pooled:
             problems.append("the page did not come from Voilà's preheated kernel pool (voila.json's preheat_kernel): "
                             "no 'Using pre-heated kernel: ... for " + nb.name + "' in the server log")
         log = S.server_log_problems(log_text)

@@ -31,12 +31,28 @@ def test_each_lesson_starts_with_its_learning_goals():
         assert len(goals) >= 2 and goals == [str(i) for i in range(1, len(goals) + 1)], (lesson.notebook, goals)
 
 
+def _reads_a_clock(lesson) -> bool:
+    """Whether the lesson's notebook or its module under ensemble_lib.lessons times something."""
+    code = ["".join(c["source"]) for c in _cells(lesson.notebook) if c["cell_type"] == "code"]
+    module = NOTEBOOKS.parent / "ensemble_lib" / "lessons" / lesson.module.replace(".", "/")
+    files = sorted(module.rglob("*.py")) if module.is_dir() else [module.with_suffix(".py")]
+    code += [f.read_text(encoding="utf-8") for f in files if f.exists()]
+    return any(re.search(r"\b(perf_counter|process_time|thread_time|monotonic)\(", src) for src in code)
+
+
 def test_the_app_runs_each_lesson_ahead_in_a_kernel_of_its_own():
     sentence(NB, "the app runs every lesson ahead, each in a kernel of its own")
     # voila.json turns on Voilà's preheated kernel pool, one kernel per lesson (`make app` and the
     # browser suite read it; tests/browser/test_voila.py checks that every page comes from the pool)
-    config = json.loads((NOTEBOOKS.parent / "voila.json").read_text(encoding="utf-8"))["VoilaConfiguration"]
-    assert config.get("preheat_kernel") is True and config.get("default_pool_size", 1) >= 1, config
+    config = json.loads((NOTEBOOKS.parent / "voila.json").read_text(encoding="utf-8"))
+    assert config["VoilaConfiguration"].get("preheat_kernel") is True, config
+    assert config["VoilaConfiguration"].get("default_pool_size", 1) >= 1, config
+    # "Lessons 5 and 9 time their own computations, so the app does not run them ahead": the pool's
+    # denylist is exactly the lessons whose notebook or lesson module reads a clock
+    sentence(NB, "Lessons 5 and 9 time their own\n  computations, so the app does not run them ahead")
+    left_out = set(config["VoilaKernelManager"]["preheat_denylist"])
+    assert left_out == {lesson.notebook for lesson in LESSONS if _reads_a_clock(lesson)}, left_out
+    assert sorted(int(name[:2]) for name in left_out) == [5, 9], left_out
     # Voilà executes a notebook for its pool: the stored outputs are not what it serves. A lesson whose
     # panel opens on computed state therefore computes it in the kernel (the panel's update() call).
     for lesson in LESSONS:
