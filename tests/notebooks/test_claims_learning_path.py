@@ -41,15 +41,16 @@ def _reads_a_clock(lesson) -> bool:
 
 
 def test_the_app_runs_each_lesson_ahead_in_a_kernel_of_its_own():
-    sentence(NB, "the app runs every lesson ahead, each in a kernel of its own")
+    sentence(NB, "the app runs the lessons ahead, each in a kernel of its own")
     # voila.json turns on Voilà's preheated kernel pool, one kernel per lesson (`make app` and the
     # browser suite read it; tests/browser/test_voila.py checks that every page comes from the pool)
     config = json.loads((NOTEBOOKS.parent / "voila.json").read_text(encoding="utf-8"))
     assert config["VoilaConfiguration"].get("preheat_kernel") is True, config
     assert config["VoilaConfiguration"].get("default_pool_size", 1) >= 1, config
-    # "Lessons 5 and 9 time their own computations, so the app does not run them ahead": the pool's
-    # denylist is exactly the lessons whose notebook or lesson module reads a clock
-    sentence(NB, "Lessons 5 and 9 time their own\n  computations, so the app does not run them ahead")
+    # "Lessons 5 and 9 are the exception: they time their own computations, so the app runs them only
+    # when you open them": the pool's denylist is exactly the lessons whose notebook or module reads a clock
+    sentence(NB, "Lessons 5 and 9 are the exception:\n"
+                 "  they time their own computations, so the app runs them only when you open them")
     left_out = set(config["VoilaKernelManager"]["preheat_denylist"])
     assert left_out == {lesson.notebook for lesson in LESSONS if _reads_a_clock(lesson)}, left_out
     assert sorted(int(name[:2]) for name in left_out) == [5, 9], left_out
