@@ -57,9 +57,12 @@ def test_fixed_point_of_mackays_updates_is_the_maximiser_of_the_exact_evidence(s
     Phi, t = _linear_problem(seed)
     run = reestimate(_mackay_update(Phi, t), (1.0, 1.0), tol=1e-12, max_iter=10_000, name="test")
     assert run.converged and run.tol_reached < 1e-12
+    # Function values alone place a maximum only to about sqrt(machine epsilon) ~ 1e-8 in (ln α, ln β):
+    # the reference asks for 1e-8 (ten times finer than the 1e-6 compared below), not for 1e-10, which
+    # one CPU reached by chance and another not within 5000 iterations.
     res = optimize.minimize(lambda x: -_exact_log_evidence(Phi, t, math.exp(x[0]), math.exp(x[1])),
                             np.zeros(2), method="Nelder-Mead",
-                            options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 5000})
+                            options={"xatol": 1e-8, "fatol": 1e-12, "maxiter": 5000})
     assert res.success
     alpha, beta = run.hyper
     np.testing.assert_allclose([math.log(alpha), math.log(beta)], res.x, atol=1e-6)

@@ -75,7 +75,9 @@ def test_split_0_ard_row_is_re_derived_from_the_stored_configuration(stored):
     again, old = ard_row("boston", config, 0, evidence=False), stored["datasets"]["boston"]["splits"][0]["ard"]
     assert again["evidence"] is None and old["evidence"] is not None
     assert again["inputs"] == old["inputs"]
-    np.testing.assert_allclose(again["alpha"], old["alpha"], rtol=1e-6)
+    # each α_c is re-estimated from the fitted Gaussian's moments of its input's weights, a ratio that
+    # moves up to about 2e-6 between CPUs when L-BFGS-B stops (1.9e-6 measured between two AMD hosts)
+    np.testing.assert_allclose(again["alpha"], old["alpha"], rtol=1e-5)
     for key in ("bound", "test_mse", "alpha_bias", "alpha_output"):
         assert again[key] == pytest.approx(old[key], rel=1e-6), key
     assert again["single_alpha"]["bound"] == pytest.approx(old["single_alpha"]["bound"], rel=1e-6)
