@@ -14,8 +14,8 @@ runs them and keeps each one as it finishes:
 * **interrupted cleanly**: Ctrl-C (SIGINT) prints how many jobs were kept, where, and the command
   that resumes, and exits with status 130;
 * **scaled out**: ``backend="dask"`` with ``scheduler="tcp://host:8786"`` sends the jobs to an
-  existing Dask cluster through joblib's Dask backend (each job limited to one BLAS thread there,
-  as joblib's own worker processes are). Ray's joblib backend cannot hand results back as they
+  existing Dask cluster through joblib's Dask backend. Every job runs with one BLAS thread, wherever
+  it runs, so its bits do not depend on ``n_jobs`` or on the machine's cores. Ray's joblib backend cannot hand results back as they
   finish, which keeping each split needs, so ``backend="ray"`` is refused with a ValueError.
 
 :func:`check_output` is the other half of "never lose a stored result": it refuses to replace an
@@ -69,11 +69,12 @@ def _round_trip(obj):
     return json.loads(json.dumps(obj))
 
 
-def _timed(fn, key, one_blas_thread: bool):
-    """Run one job (in a worker): ``(key, result, wall seconds)``."""
+def _timed(fn, key):
+    """Run one job (in a worker, or in this process for one job at a time) with one BLAS thread:
+    ``(key, result, wall seconds)``. With two, OpenBLAS sums in another order, and a split run
+    by ``--jobs 1`` would differ in its last bits from the same split in a worker process."""
     t0 = time.perf_counter()
-    limits = threadpool_limits(limits=1) if one_blas_thread else contextlib.nullcontext()
-    with limits:
+    with threadpool_limits(limits=1):
         result = fn(*key) if isinstance(key, tuple) else fn(key)
     return key, result, time.perf_counter() - t0
 
@@ -260,7 +261,7 @@ def run_splits(keys, fn, *, config: dict, partial, resume: bool = False, force: 
         if todo:
             with _backend(backend, scheduler) as dask:
                 run = Parallel(n_jobs=-1 if dask else n_jobs, return_as="generator_unordered")
-                for key, result, secs in run(delayed(_timed)(fn, k, dask) for k in todo):
+                for key, result, secs in run(delayed(_timed)(fn, k) for k in todo):
                     result, secs = _round_trip(result), round(secs, 1)
                     results[key], seconds[key] = result, secs
                     kept[job_name(key)] = {"result": result, "seconds": secs}

@@ -251,7 +251,8 @@ def run_tables(datasets=tuple(TABLE_FILES), config: "TableConfig | None" = None,
         raise ValueError(f"config must be a TableConfig, got {type(config).__name__}")
     n_jobs = (os.cpu_count() or 1) if n_jobs is None else check.integer("n_jobs", n_jobs, low=1, high=256)
     jobs = [(name, i) for name in datasets for i in range(config.n_splits)]
-    # loky worker processes limit their BLAS threads to cores / n_jobs, so splits do not compete
+    # every split runs with one BLAS thread (run_splits), so splits do not compete and their bits
+    # do not depend on --jobs
     found, secs = run_splits(
         jobs, partial_fn(_split_result, config=config),
         config={"datasets": datasets, "table": config.as_dict()}, partial=partial, resume=resume,
