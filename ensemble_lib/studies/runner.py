@@ -15,8 +15,9 @@ runs them and keeps each one as it finishes:
   that resumes, and exits with status 130;
 * **scaled out**: ``backend="dask"`` with ``scheduler="tcp://host:8786"`` sends the jobs to an
   existing Dask cluster through joblib's Dask backend. Every job runs with one BLAS thread, wherever
-  it runs, so its bits do not depend on ``n_jobs`` or on the machine's cores. Ray's joblib backend cannot hand results back as they
-  finish, which keeping each split needs, so ``backend="ray"`` is refused with a ValueError.
+  it runs, so its bits do not depend on ``n_jobs`` or on the machine's cores. Ray's joblib backend
+  cannot hand results back as they finish, which keeping each split needs, so ``backend="ray"`` is
+  refused with a ValueError.
 
 :func:`check_output` is the other half of "never lose a stored result": it refuses to replace an
 existing stored file made with another configuration unless ``force`` is given.
