@@ -209,6 +209,23 @@ def test_the_tiny_table_on_a_local_dask_cluster_equals_the_in_process_run(tmp_pa
             == (tmp_path / "here" / "boston_table1.json").read_bytes())
 
 
+def _blas_threads(_key):
+    """The BLAS threads a job sees (the largest over the BLAS libraries loaded)."""
+    from threadpoolctl import threadpool_info
+    return max(i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas")
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_every_job_runs_with_one_blas_thread_whatever_n_jobs(n_jobs):
+    """So a split's bits do not depend on --jobs: in this process (n_jobs = 1), even where BLAS has
+    two threads (OpenBLAS then sums in another order), and in the worker processes."""
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert _blas_threads(None) == 2 or (os.cpu_count() or 1) < 2
+        results, _ = runner.run_splits([0, 1], _blas_threads, config={}, partial=None, n_jobs=n_jobs)
+    assert results == {0: 1, 1: 1}
+
+
 def test_ray_is_refused_with_the_reason(tmp_path):
     with pytest.raises(ValueError, match="Ray's joblib backend cannot return results as they finish"):
         runner.run_splits([0], float, config={}, partial=None, backend="ray")
