@@ -207,13 +207,16 @@ def _jittery(theta, scale, quantum=1.2e-10):
 
 
 def test_objective_noise_sees_round_off_and_not_the_slope():
-    """The jittery bowl's noise is seen, one or two quanta (its jitter spans −1..1 quanta); a steep
-    smooth bowl shows only the rounding of its value (its gradient term is taken out)."""
+    """The jittery bowl's noise is seen, one or two quanta (its jitter spans −1..1 quanta), with 3
+    parameters and with 20; a steep smooth bowl shows only the rounding of its value (its gradient
+    term is taken out)."""
     from ensemble_lib.inference.kl_fit import objective_noise
 
     scale = np.array([2.0, 3.0, 5.0])
     theta = np.array([0.3, -1.7, 2.9])
     assert 0.6e-10 <= objective_noise(lambda th: _jittery(th, scale), theta) <= 2.5e-10
+    wide = np.linspace(-2.0, 3.0, 20)  # more parameters than it moves one at a time: all at once
+    assert 0.6e-10 <= objective_noise(lambda th: _jittery(th, np.ones(20)), wide) <= 2.5e-10
     steep = lambda th: (float(1e3 * th @ th), 2e3 * th)  # noqa: E731
     assert objective_noise(steep, theta) <= 8 * np.spacing(steep(theta)[0])  # its own rounding only
 
