@@ -172,7 +172,8 @@ _DRAWN = ("([n]) => document.querySelectorAll('.widget-box:has(> .widget-image)'
           "[...document.querySelectorAll('.widget-box > .widget-image')].every(i => i.complete && i.naturalWidth > 0)")
 
 
-def app_loads(tree: str, preheat: bool, pause: float = 3.0, chromium: str | None = None) -> list[dict]:
+def app_loads(tree: str, preheat: bool, pause: float = 3.0, chromium: str | None = None,
+              tab: str = "fresh") -> list[dict]:
     """Every lesson's page load on one app server started as ``make app`` starts it (the tree's
     ``notebooks/`` folder, its ``voila.json``), with Voilà's kernel pool on (``preheat``) or off.
 
@@ -184,8 +185,13 @@ def app_loads(tree: str, preheat: bool, pause: float = 3.0, chromium: str | None
 
     With ``chromium`` (a Chromium binary, driven by Playwright) each lesson of the walk is opened in
     the browser instead: ``total_s`` until the page's load event, ``drawn_s`` until it shows every
-    panel with its figure (the widgets connected to their kernel and drawn).
+    panel with its figure (the widgets connected to their kernel and drawn). ``tab``: ``"fresh"``
+    opens each lesson in a browser context of its own (an empty HTTP cache: Voilà's scripts fetched
+    every time); ``"one"`` walks them in one tab, as a student does, each lesson opened by navigating
+    it (the browser's cache kept from lesson to lesson, so only the first lesson fetches the scripts).
     """
+    if tab not in ("fresh", "one"):
+        raise ValueError(f"tab must be 'fresh' or 'one', got {tab!r}")
     lessons = sorted(p.name for p in Path(tree, "notebooks").glob("[0-9][0-9]_*.ipynb"))
     args = ["--Voila.token=", f"--Voila.config_file_paths={tree}", f"--VoilaConfiguration.preheat_kernel={preheat}",
             str(Path(tree, "notebooks"))]
@@ -198,10 +204,12 @@ def app_loads(tree: str, preheat: bool, pause: float = 3.0, chromium: str | None
             return {**_page(url(name), name), "preheat": preheat}
 
         def draw(name):
-            context = browser.new_context(viewport={"width": 1100, "height": 1000})
+            context = shared[0] if shared else browser.new_context(viewport={"width": 1100, "height": 1000})
+            page = shared[1] if shared else context.new_page()
+            load, console = os.getloadavg()[0], []
+            listen = lambda m: console.append(f"{m.type}: {m.text}")  # noqa: E731
+            page.on("console", listen)
             try:
-                page, load, console = context.new_page(), os.getloadavg()[0], []
-                page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
                 n, before_reload = _panels_shown(Path(tree, "notebooks", name)), None
                 t0 = time.perf_counter()
                 page.goto(url(name), timeout=600_000, wait_until="load")
@@ -214,18 +222,25 @@ def app_loads(tree: str, preheat: bool, pause: float = 3.0, chromium: str | None
                     page.reload(timeout=600_000, wait_until="load")
                     page.wait_for_function(_DRAWN, arg=[n], timeout=120_000)
                 return {"lesson": name, "total_s": t1 - t0, "drawn_s": time.perf_counter() - t0, "load1": load,
-                        "preheat": preheat, "browser": True, "panels": n,
+                        "preheat": preheat, "browser": True, "panels": n, "tab": tab,
                         "reloaded": before_reload is not None, "panels_before_reload": before_reload,
                         "console_errors": [m for m in console if m.startswith("error")][:5]}
             finally:
-                context.close()
+                page.remove_listener("console", listen)
+                if not shared:
+                    context.close()
 
+        shared = ()
         if chromium:
             from playwright.sync_api import sync_playwright  # only for this benchmark (the test extra)
 
             browser = stack.enter_context(sync_playwright()).chromium.launch(
                 executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"])
             stack.callback(browser.close)
+            if tab == "one":
+                context = browser.new_context(viewport={"width": 1100, "height": 1000})
+                stack.callback(context.close)
+                shared = (context, context.new_page())
         rows = [{**get(lessons[0]), "row": "first", "since_start_s": time.perf_counter() - start}]
         _wait_warm(server, start)
         rows.append({"lesson": "(all)", "row": "warm", "total_s": time.perf_counter() - start, "preheat": preheat,
@@ -313,6 +328,8 @@ def main(argv=None) -> None:
     parser.add_argument("--chromium", help="app: open each lesson in this Chromium (Playwright) instead of one GET")
     parser.add_argument("--pause", type=float, default=3.0, help="app: seconds between the walk's lessons")
     parser.add_argument("--preheat", choices=("both", "on", "off"), default="both", help="app: pool on, off, both")
+    parser.add_argument("--tab", choices=("fresh", "one"), default="fresh",
+                        help="app with --chromium: each lesson in a fresh browser context, or all in one tab")
     args = parser.parse_args(argv)
     if args.what == "summary":
         print(summary([json.loads(line) for line in Path(args.out).read_text().splitlines()]))
@@ -327,7 +344,8 @@ def main(argv=None) -> None:
                 both = (True, False) if rep % 2 == 0 else (False, True)
                 for preheat in {"both": both, "on": (True,), "off": (False,)}[args.preheat]:
                     for label, tree in trees.items():
-                        for row in app_loads(tree, preheat, pause=args.pause, chromium=args.chromium):
+                        for row in app_loads(tree, preheat, pause=args.pause, chromium=args.chromium,
+                                               tab=args.tab):
                             row = {**row, "label": label, "rep": rep, "pause_s": args.pause,
                                    "t": time.strftime("%H:%M:%S")}
                             f.write(json.dumps(row) + "\n")
