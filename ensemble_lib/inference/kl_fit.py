@@ -203,7 +203,9 @@ def _newton_polish(fun, theta, g, tol, hess_inv=None, max_steps=4, eps=1e-6, wid
     with BFGS's inverse-Hessian estimate (one evaluation each), then, if
     needed, Newton steps with a central-difference Hessian of the exact
     gradient. A step is kept only if it reduces the gradient norm (a Newton step: in raw or in
-    coordinates scaled by the Hessian's diagonal, without raising the objective). The difference
+    coordinates scaled by the Hessian's diagonal, without raising the objective beyond its
+    round-off: 10⁻¹² of its value, or up to 10⁻⁹ of it where :func:`objective_noise` shows that
+    much noise). The difference
     step of parameter i is ``eps·max(1, |θ_i|)``, or at most ``100·eps·widths[i]`` where
     ``widths`` gives its scale (a mean's step is a fraction of Q's standard deviation: a very
     sharp posterior has a mean known to far less than 10⁻⁶).
