@@ -63,7 +63,8 @@ from ..core import validation as check
 from .evidence import EvidenceRun, evidence_reestimation
 from ..core.gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, gaussian_entropy
 from .hyperparameters import GammaHyperprior, HyperparameterConvergenceWarning
-from .kl_fit import LBFGS_MEMORY, KLFit, KLFitWarning, finish_lbfgs, gradient_converged, kl_fit, kl_objective
+from .kl_fit import LBFGS_MEMORY, KLFit, KLFitWarning, kl_fit, kl_objective
+from .stopping import finish_lbfgs, gradient_converged
 from ..models.network import network_jacobian
 from ..models.posterior import Expectation
 
@@ -179,7 +180,7 @@ class EnsembleFit:
     R, S, i.e. the collapsed bound F*(Q). ``theta`` are the family's
     parameters (:class:`~ensemble_lib.core.gaussian.CovarianceFamily`), used to
     warm-start a richer family exactly. ``converged`` is
-    :func:`~ensemble_lib.inference.kl_fit.gradient_converged` (every component of ∇F* in θ
+    :func:`~ensemble_lib.inference.stopping.gradient_converged` (every component of ∇F* in θ
     within the fit's gtol); ``at_limit`` marks a fit stopped by its iteration limit.
     """
 
