@@ -5,7 +5,7 @@ byte-stable; they record what the benchmark measured.
 
 * ``network_scaling.png``: one bound + gradient evaluation of the erf network
   (full covariance) against N, H and k, log–log, with fitted exponents;
-* ``svi_kl_vs_time.png``: lesson 5's exact KL of SVI iterates against wall time.
+* ``svi_kl_vs_time.png``: lesson 5's exact KL of SVI iterates against CPU time.
 """
 
 from __future__ import annotations

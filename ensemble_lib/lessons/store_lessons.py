@@ -11,7 +11,7 @@ rather than by hand, so every lesson is stored the same way:
   are saved unexecuted, so a student who opens the lesson sees no answer (their outputs and
   execution counts are cleared);
 * no run times are recorded in the cells, so storing twice changes only what the lesson prints
-  differently (a wall time, say);
+  differently (a measured time, say);
 * the file is written atomically (a temporary file beside it, then a rename).
 
 With no argument every lesson is stored. Nothing else in the repository changes.

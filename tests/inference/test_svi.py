@@ -9,6 +9,8 @@ of a linear model (KL = 0 at the optimum, :func:`kl_gaussians`). Lesson 5 (its c
 readout and figures): tests/lessons/test_stochastic_vi.py.
 """
 
+import time
+
 import numpy as np
 import pytest
 
@@ -204,6 +206,28 @@ def test_same_seed_same_run_different_seed_different_run(post):
     assert not np.array_equal(a.thetas[-1], c.thetas[-1])
     assert np.all(np.diff(a.time_s) >= 0)
 
+
+class _WaitingPosterior(LinearGaussianPosterior):
+    """A linear posterior whose gradient waits 2 ms first, as a computation does whose core another
+    program has taken: the clock runs, this thread's CPU time does not."""
+
+    def grad(self, w):
+        time.sleep(0.002)
+        return super().grad(w)
+
+
+def test_time_s_is_the_runs_cpu_time_not_the_clocks():
+    """``time_s`` counts the run's CPU time, not time spent waiting (a lesson run ahead in Voilà's
+    pool, beside the other lessons, reports what it would alone)."""
+    linear = linear_posterior()
+    post = _WaitingPosterior(linear.Phi, linear.t, alpha=linear.alpha, beta=linear.beta)
+    c0, w0 = time.thread_time(), time.perf_counter()
+    h = svi_fit(post, rng=np.random.default_rng(0), n_samples=1, step_size=0.02, schedule="fixed",
+                n_iter=100, kl_every=10)
+    cpu, wall = time.thread_time() - c0, time.perf_counter() - w0
+    assert wall >= 100 * 0.002 > 2 * cpu, (wall, cpu)  # the run waited, and spent little CPU
+    assert 0 < h.time_s[-1] <= cpu, (h.time_s[-1], cpu, wall)
+    assert np.all(np.diff(h.time_s) >= 0)
 
 @pytest.mark.parametrize(
     "kwargs,name",
