@@ -50,7 +50,8 @@ JS_TREE_ENTRIES = """() => [...document.querySelectorAll('.jp-DirListing-itemTex
     .map(e => (e.innerText || '').trim()).filter(t => t)"""
 
 
-#: lessons Voilà does not run ahead (they time their own computations: tests/notebooks/test_claims_learning_path.py)
+#: lessons Voilà does not run ahead (voila.json's preheat_denylist; none now: the two lessons that time
+#: themselves take CPU time, tests/notebooks/test_claims_learning_path.py)
 PREHEAT_DENIED = set(json.loads(S.VOILA_CONFIG.read_text(encoding="utf-8"))
                      .get("VoilaKernelManager", {}).get("preheat_denylist", []))
 
