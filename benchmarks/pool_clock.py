@@ -5,7 +5,7 @@ the KL fit), in CPU time (``time.thread_time``). Voilà's kernel pool (``voila.j
 lesson ahead, all at once, in the app's first minute, so those times are taken while the other
 lessons run beside them. This benchmark shows how much that changes them:
 
-* ``alone`` — each lesson run top to bottom in a fresh kernel (nbclient), nothing else running;
+* ``alone`` — each lesson run top to bottom in a fresh kernel (nbclient), no other lesson beside it;
 * ``pool`` — the app started as ``make app`` starts it (the tree's ``voila.json``), each lesson's
   page fetched once the app has warmed up: the page the pool ran during the warm-up.
 
@@ -46,7 +46,7 @@ def read_times(html: str) -> dict:
 
 
 def alone(tree: str, name: str) -> dict:
-    """Run lesson ``name`` in a fresh kernel, nothing else running; its times."""
+    """Run lesson ``name`` in a fresh kernel, no other lesson beside it; its times."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -79,7 +79,8 @@ def pooled(tree: str) -> dict:
 def _page_outputs(page: str) -> str:
     """The HTML outputs of a Voilà page (each cell output is a JSON script in it)."""
     blocks = re.findall(r'<script type="application/vnd.voila.cell-output\+json">(.*?)</script>', page, flags=re.S)
-    return "".join(json.loads(b).get("data", {}).get("text/html", "") for b in blocks)
+    html = (json.loads(b).get("data", {}).get("text/html", "") for b in blocks)
+    return "".join(h if isinstance(h, str) else "".join(h) for h in html)  # a list of lines, as stored
 
 
 def main(argv=None) -> None:

@@ -49,3 +49,23 @@ def test_run_all_growth_report_gives_medians_and_paired_growth():
     # medians 3.0 and 3.3 (+10.0 %); paired growths +50 %, +10 %, +10 %: median +10.0 %
     assert row == "| 01 | 3 / 3 | 3.00 | 3.30 | +10.0 % | +10.0 % | 0.10 / 0.50 |"
     assert next(line for line in table if line.startswith("| 08 |")) == "| 08 | 0 / 1 | — | 5.00 | n/a | n/a | — / — |"
+
+
+def test_pool_clock_reads_every_time_the_two_lessons_print():
+    """benchmarks/pool_clock.py reads lessons 5 and 9's own times from their outputs, as the stored
+    lessons have them and as a Voilà page embeds them (each output a JSON script)."""
+    from pathlib import Path
+
+    from benchmarks.pool_clock import LESSONS, _PATTERNS, _page_outputs, read_times
+
+    found = {}
+    for name in LESSONS:
+        nb = json.loads((Path(__file__).parents[2] / "notebooks" / name).read_text(encoding="utf-8"))
+        outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+        html = "".join("".join(o.get("data", {}).get("text/html", "")) for o in outputs)
+        times = read_times(html)
+        page = "".join('<script type="application/vnd.voila.cell-output+json">' + json.dumps(o) + "</script>"
+                       for o in outputs)
+        assert read_times(_page_outputs(page)) == times, name
+        found.update(times)
+    assert set(found) == set(_PATTERNS) and all(t > 0 for t in found.values()), found
