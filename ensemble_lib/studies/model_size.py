@@ -50,7 +50,6 @@ from functools import partial as partial_fn
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_info, threadpool_limits
 
 from ..core import validation as check
 from ..inference.ard import fit_class_ensemble, fit_class_evidence, network_classes
@@ -61,7 +60,8 @@ from ..inference.network_fits import fit_ensemble, fit_evidence, laplace_error_b
 from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, add_bias, network_output
 from .splits import dataset_split, load_dataset, mean_se
-from .runner import add_run_options, check_output, finish, partial_path, resume_command, run_splits
+from .runner import (add_run_options, check_output, finish, limit_threads, partial_path, resume_command,
+                     run_splits)
 from .store import FIGURES_DIR, SCRATCH_DIR, TqdmProgress, load_json, save_json, study_parser, write_times
 
 #: where ``--run`` stores the study (relative to the repository root)
@@ -178,10 +178,7 @@ def _one_blas_thread():
     Raises RuntimeError if threadpoolctl finds no BLAS library to limit (before 3.5 it did not
     know numpy's scipy-openblas): the study would then run unpinned without a word.
     """
-    if not any(i.get("user_api") == "blas" for i in threadpool_info()):
-        raise RuntimeError("threadpoolctl finds no BLAS library to hold to one thread "
-                           "(threadpoolctl >= 3.5 knows numpy's scipy-openblas)")
-    return threadpool_limits(limits=1, user_api="blas")
+    return limit_threads(1, "blas", require=True)
 
 
 @contextlib.contextmanager

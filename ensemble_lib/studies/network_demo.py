@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 
 from ..core import validation as check
 from ..inference.evidence import EvidenceState
@@ -41,7 +40,7 @@ from ..inference.network_fits import (CollapsedBound, fit_ensemble, fit_evidence
                                       laplace_error_bars, symmetry_factor)
 from ..inference.pruning import unit_usage
 from ..models.network import NetworkPosterior, add_bias
-from .runner import check_output
+from .runner import check_output, limit_threads
 from .store import load_npz, save_npz, stored_file, study_parser
 
 #: slider ranges of lesson 4's panel (:class:`~ensemble_lib.lessons.networks.Network1DPanel`)
@@ -248,7 +247,7 @@ def demo_settings() -> list[tuple[int, int, float | None, bool]]:
 def fit_setting(setting):
     """:func:`demo_fit` of one setting on the default data (one BLAS thread)."""
     h, s, e, adapt = setting
-    with threadpool_limits(1):
+    with limit_threads(1):
         return demo_fit(*demo_data(), h, s, 1.0 if adapt else 10.0 ** e, adapt,
                         rng=np.random.default_rng(DEMO_SEED))
 

@@ -29,7 +29,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ..core import validation as check
 from ..core.progress import report
@@ -37,7 +36,7 @@ from ..inference.ard import linear_class_evidence
 from ..inference.hyperparameters import HyperparameterConvergenceWarning
 from ..models.linear import LinearGaussianPosterior
 from .splits import dataset_split
-from .runner import add_run_options, check_output
+from .runner import add_run_options, check_output, limit_threads
 from .store import TqdmProgress, save_json, stored_file, study_parser
 
 RESULT_FILE = "ard_noise_inputs.json"
@@ -180,7 +179,7 @@ def main(argv=None) -> None:
     except FileExistsError as e:
         raise SystemExit(str(e)) from None
     bar = TqdmProgress("noise-input fits")
-    with threadpool_limits(1):  # small matrices: BLAS threads only cost time
+    with limit_threads(1):  # small matrices: BLAS threads only cost time
         try:
             result = run_study(progress=bar)
         finally:

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ..core import validation as check
 from ..inference.network_fits import fit_evidence, laplace_error_bars
@@ -36,7 +35,7 @@ from ..inference.noisy_retraining import noisy_retraining, residual_noise_sd
 from ..models.network import NetworkPosterior, add_bias, network_output
 from .hmc_reference import DEMO_FILE
 from .network_demo import DEMO_BETA, DEMO_SEED, canonical_state, default_fits, demo_data, memo_key
-from .runner import one_file_main, store_once
+from .runner import limit_threads, one_file_main, store_once
 from .store import load_npz, save_npz, stored_file
 
 #: the stored file, in figures/
@@ -81,7 +80,7 @@ def compute_retraining(config: dict | None = None, n_draws: int | None = None) -
     config = retraining_config() if config is None else config
     n = config["n_draws"] if n_draws is None else check.integer("n_draws", n_draws, low=1,
                                                                   high=config["n_draws"])
-    with threadpool_limits(1):
+    with limit_threads(1):
         post, st = evidence_mode(config)
         xg = np.linspace(-3.0, 3.0, config["n_grid"])
         Xg = add_bias(xg[:, None])

@@ -29,12 +29,14 @@ import contextlib
 import json
 import os
 import shlex
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
 from joblib import Parallel, delayed, parallel_config
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ..core import validation as check
 from ..core.progress import report
@@ -70,12 +72,50 @@ def _round_trip(obj):
     return json.loads(json.dumps(obj))
 
 
+def _thread_pools() -> ThreadpoolController:
+    """threadpoolctl's controller of the thread pools loaded now, found without losing a Ctrl-C.
+
+    threadpoolctl finds the libraries through a C callback (``dl_iterate_phdr``). A
+    KeyboardInterrupt raised inside it is printed as "Exception ignored on calling ctypes callback
+    function" and lost, and the study would run on to its end. So while it looks, SIGINT in the
+    main thread only records itself, and is raised again as soon as the search is over (other
+    threads get no KeyboardInterrupt from Python; a handler set outside Python is left alone).
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        return ThreadpoolController()
+    held = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        controller = ThreadpoolController()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        signal.raise_signal(signal.SIGINT)  # now the study's own handling of Ctrl-C runs
+    return controller
+
+
+def limit_threads(limits: int = 1, user_api: str | None = None, *, require: bool = False):
+    """A context manager: at most ``limits`` threads in each thread pool of ``user_api``
+    (``"blas"``, ``"openmp"`` or None for both), as :func:`threadpoolctl.threadpool_limits`,
+    but a Ctrl-C that comes while threadpoolctl looks for the libraries is not lost
+    (:func:`_thread_pools`). With ``require``, RuntimeError if it finds no such pool to limit.
+    """
+    limits = check.integer("limits", limits, low=1)
+    if user_api is not None:
+        user_api = check.choice("user_api", user_api, ("blas", "openmp"))
+    controller = _thread_pools()
+    if require and not controller.select(**({} if user_api is None else {"user_api": user_api})).lib_controllers:
+        raise RuntimeError(f"threadpoolctl finds no {user_api or 'thread pool'} library to limit "
+                           "(threadpoolctl >= 3.5 knows numpy's scipy-openblas)")
+    return controller.limit(limits=limits, user_api=user_api)
+
+
 def _timed(fn, key):
     """Run one job (in a worker, or in this process for one job at a time) with one BLAS thread:
     ``(key, result, wall seconds)``. With two, OpenBLAS sums in another order, and a split run
     by ``--jobs 1`` would differ in its last bits from the same split in a worker process."""
     t0 = time.perf_counter()
-    with threadpool_limits(limits=1):
+    with limit_threads(1):
         result = fn(*key) if isinstance(key, tuple) else fn(key)
     return key, result, time.perf_counter() - t0
 

@@ -154,8 +154,15 @@ def test_every_fit_of_the_study_runs_with_one_blas_thread(monkeypatch, step):
 
 def test_the_study_refuses_to_run_unpinned_when_threadpoolctl_sees_no_blas(monkeypatch):
     """threadpoolctl < 3.5 does not see numpy's scipy-openblas: a limit would do nothing, silently."""
-    from ensemble_lib.studies import model_size as M
+    from threadpoolctl import ThreadpoolController
 
-    monkeypatch.setattr(M, "threadpool_info", lambda: [])
+    from ensemble_lib.studies import model_size as M
+    from ensemble_lib.studies import runner
+
+    class Blind(ThreadpoolController):
+        def _load_libraries(self):  # finds nothing, as threadpoolctl < 3.5 with numpy's openblas
+            pass
+
+    monkeypatch.setattr(runner, "ThreadpoolController", Blind)
     with pytest.raises(RuntimeError, match="threadpoolctl"):
         M._one_blas_thread()

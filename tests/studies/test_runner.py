@@ -226,6 +226,42 @@ def test_every_job_runs_with_one_blas_thread_whatever_n_jobs(n_jobs):
     assert results == {0: 1, 1: 1}
 
 
+
+def test_a_ctrl_c_while_threadpoolctl_looks_for_libraries_is_not_lost(monkeypatch):
+    """threadpoolctl < 3.8 looks for the loaded libraries on Linux through a C callback
+    (``dl_iterate_phdr``); a KeyboardInterrupt raised inside one is printed as "Exception ignored"
+    and lost (a CI run on the lowest declared versions: the interrupted study ran to its end). Here a
+    real SIGINT comes inside a real ctypes callback during that search, whatever the version: the
+    limit must raise KeyboardInterrupt once the search is over."""
+    import ctypes
+    import signal
+
+    from threadpoolctl import ThreadpoolController
+
+    search = ThreadpoolController._load_libraries
+
+    def interrupted_search(self):
+        def inside_c():
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(100_000):  # Python runs its handler here, inside the callback
+                pass
+        ctypes.CFUNCTYPE(None)(inside_c)()
+        return search(self)
+
+    monkeypatch.setattr(ThreadpoolController, "_load_libraries", interrupted_search)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):
+        with runner.limit_threads(1):
+            pytest.fail("the limit was entered: the Ctrl-C was lost")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+@pytest.mark.parametrize("kwargs,name", [({"limits": 0}, "limits"), ({"limits": 1.5}, "limits"),
+                                         ({"user_api": "cuda"}, "user_api")])
+def test_limit_threads_refuses_bad_arguments_by_name(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        runner.limit_threads(**kwargs)
+
 def test_ray_is_refused_with_the_reason(tmp_path):
     with pytest.raises(ValueError, match="Ray's joblib backend cannot return results as they finish"):
         runner.run_splits([0], float, config={}, partial=None, backend="ray")
