@@ -75,11 +75,12 @@ def _round_trip(obj):
 def _thread_pools() -> ThreadpoolController:
     """threadpoolctl's controller of the thread pools loaded now, found without losing a Ctrl-C.
 
-    threadpoolctl finds the libraries through a C callback (``dl_iterate_phdr``). A
-    KeyboardInterrupt raised inside it is printed as "Exception ignored on calling ctypes callback
-    function" and lost, and the study would run on to its end. So while it looks, SIGINT in the
-    main thread only records itself, and is raised again as soon as the search is over (other
-    threads get no KeyboardInterrupt from Python; a handler set outside Python is left alone).
+    Before 3.8, threadpoolctl finds the libraries on Linux through a C callback
+    (``dl_iterate_phdr``; 3.5 is the declared floor). A KeyboardInterrupt raised inside it is
+    printed as "Exception ignored on calling ctypes callback function" and lost, and the study
+    would run on to its end. So while it looks, SIGINT in the main thread only records itself, and
+    is raised again as soon as the search is over (other threads get no KeyboardInterrupt from
+    Python; a handler set outside Python is left alone).
     """
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
         return ThreadpoolController()
@@ -104,7 +105,8 @@ def limit_threads(limits: int = 1, user_api: str | None = None, *, require: bool
     if user_api is not None:
         user_api = check.choice("user_api", user_api, ("blas", "openmp"))
     controller = _thread_pools()
-    if require and not controller.select(**({} if user_api is None else {"user_api": user_api})).lib_controllers:
+    pools = controller.lib_controllers if user_api is None else controller.select(user_api=user_api).lib_controllers
+    if require and not pools:
         raise RuntimeError(f"threadpoolctl finds no {user_api or 'thread pool'} library to limit "
                            "(threadpoolctl >= 3.5 knows numpy's scipy-openblas)")
     return controller.limit(limits=limits, user_api=user_api)

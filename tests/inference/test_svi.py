@@ -229,6 +229,7 @@ def test_time_s_is_the_runs_cpu_time_not_the_clocks():
     assert 0 < h.time_s[-1] <= cpu, (h.time_s[-1], cpu, wall)
     assert np.all(np.diff(h.time_s) >= 0)
 
+
 @pytest.mark.parametrize(
     "kwargs,name",
     [({"step_size": 0.0}, "step_size"), ({"step_size": -0.1}, "step_size"),

@@ -226,7 +226,6 @@ def test_every_job_runs_with_one_blas_thread_whatever_n_jobs(n_jobs):
     assert results == {0: 1, 1: 1}
 
 
-
 def test_a_ctrl_c_while_threadpoolctl_looks_for_libraries_is_not_lost(monkeypatch):
     """threadpoolctl < 3.8 looks for the loaded libraries on Linux through a C callback
     (``dl_iterate_phdr``); a KeyboardInterrupt raised inside one is printed as "Exception ignored"
@@ -265,6 +264,7 @@ def test_a_ctrl_c_while_threadpoolctl_looks_for_libraries_is_not_lost(monkeypatc
 def test_limit_threads_refuses_bad_arguments_by_name(kwargs, name):
     with pytest.raises(ValueError, match=name):
         runner.limit_threads(**kwargs)
+
 
 def test_ray_is_refused_with_the_reason(tmp_path):
     with pytest.raises(ValueError, match="Ray's joblib backend cannot return results as they finish"):
