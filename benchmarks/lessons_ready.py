@@ -6,7 +6,8 @@ kernel started in the tree's ``notebooks/`` with ``PYTHONPATH`` = the tree), alt
 lesson by lesson (and their order from one repetition to the next), so both see the same load. Per
 run it records the wall time of kernel start-up plus every cell, the cells alone, the kernel's own
 CPU seconds (user + system: the figure a busy shared machine changes least) and the 1-minute load
-average. A tree is any unpacked commit (``git archive COMMIT | tar -x -C DIR``).
+average. A tree is any unpacked commit (``git archive COMMIT | tar -x -C DIR``); its library's
+bytecode is written first (:func:`compile_library`), as a student's first import would.
 
 ``python -m benchmarks.lessons_ready panels OUT.jsonl`` (run once per tree, with its ``PYTHONPATH``)
 times in this process lesson 5's slider step (the step size moved, 1000 SVI steps and the draw) and
@@ -319,6 +320,18 @@ def summary(rows) -> str:
     return "\n".join(lines)
 
 
+def compile_library(tree: str) -> None:
+    """Write the bytecode of ``tree``'s library, as a student's Python does on its first import.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set (as on the machine these reports were made on), every
+    kernel would compile the library's modules from source: about 0.2 s of a lesson's imports there
+    (`results/inline-one-draw-2026-11-28.md`), which a student pays once, not per lesson.
+    """
+    import compileall
+
+    compileall.compile_dir(str(Path(tree, "ensemble_lib")), quiet=1)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=("runall", "voila", "app", "panels", "summary"))
@@ -339,6 +352,8 @@ def main(argv=None) -> None:
             f.write(json.dumps(panels()) + "\n")
             return
         trees = dict(t.split("=", 1) for t in args.tree)
+        for tree in trees.values():
+            compile_library(tree)
         if args.what == "app":
             for rep in range(args.reps):
                 both = (True, False) if rep % 2 == 0 else (False, True)
