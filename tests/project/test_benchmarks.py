@@ -1,6 +1,7 @@
 """The benchmark command runs (quick mode) so it cannot rot. Timings are never asserted."""
 
 import json
+from pathlib import Path
 
 from benchmarks import run as bench
 from benchmarks.plots import fitted_exponent
@@ -54,8 +55,6 @@ def test_run_all_growth_report_gives_medians_and_paired_growth():
 def test_pool_clock_reads_every_time_the_two_lessons_print():
     """benchmarks/pool_clock.py reads lessons 5 and 9's own times from their outputs, as the stored
     lessons have them and as a Voilà page embeds them (each output a JSON script)."""
-    from pathlib import Path
-
     from benchmarks.pool_clock import LESSONS, _PATTERNS, _page_outputs, read_times
 
     found = {}
@@ -69,3 +68,19 @@ def test_pool_clock_reads_every_time_the_two_lessons_print():
         assert read_times(_page_outputs(page)) == times, name
         found.update(times)
     assert set(found) == set(_PATTERNS) and all(t > 0 for t in found.values()), found
+
+
+def test_lessons_ready_writes_the_library_bytecode_a_student_would_have(tmp_path):
+    """benchmarks/lessons_ready.py compiles a tree's library before timing it, even where the
+    environment forbids writing bytecode on import (PYTHONDONTWRITEBYTECODE, set on the machine the
+    reports were made on): a student's kernels read the bytecode their first import wrote."""
+    import importlib.util
+
+    from benchmarks.lessons_ready import compile_library
+
+    (tmp_path / "ensemble_lib" / "core").mkdir(parents=True)
+    for name in ("__init__.py", "core/__init__.py", "core/maths.py"):
+        (tmp_path / "ensemble_lib" / name).write_text("X = 1\n")
+    compile_library(str(tmp_path))
+    for name in ("__init__.py", "core/__init__.py", "core/maths.py"):
+        assert Path(importlib.util.cache_from_source(str(tmp_path / "ensemble_lib" / name))).is_file(), name
