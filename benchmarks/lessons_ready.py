@@ -324,7 +324,7 @@ def compile_library(tree: str) -> None:
     """Write the bytecode of ``tree``'s library, as a student's Python does on its first import.
 
     With ``PYTHONDONTWRITEBYTECODE`` set (as on the machine these reports were made on), every
-    kernel would compile the library's modules from source: about 0.2 s of a lesson's imports there
+    kernel would compile the library's modules from source: about 0.15 s of a lesson's imports there
     (`results/inline-one-draw-2026-11-28.md`), which a student pays once, not per lesson.
     """
     import compileall
