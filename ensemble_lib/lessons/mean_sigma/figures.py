@@ -41,8 +41,11 @@ def iterations_figure(model: MacKayGaussian = FIG1, beta0: float = DEFAULTS["bet
     conj = model.conjugate_iterations(beta0, n_iter)
     fig = new_figure(13.0, 7.0)[0]
     fig.clear()
-    axes = fig.subplot_mosaic([["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["d"] * 3,
-                               ["e"] * 4 + ["f"] * 4 + ["g"] * 4])
+    # four panels above three, each row a grid of its own: with one 12-column mosaic, matplotlib 3.8's
+    # constrained layout (the declared floor) collapsed the shared columns and drew the panels unlaid
+    rows = fig.add_gridspec(2, 1)
+    axes = {key: fig.add_subplot(cell) for key, cell in zip("abcd", rows[0].subgridspec(1, 4))}
+    axes.update({key: fig.add_subplot(cell) for key, cell in zip("efg", rows[1].subgridspec(1, 3))})
     # a common window holding the posterior and every shown Q
     lims = [ensemble_limits(model, run[k]) for k in sweeps]
     mu_lim = (min(m[0][0] for m in lims), max(m[0][1] for m in lims))
