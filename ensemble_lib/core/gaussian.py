@@ -276,6 +276,15 @@ class CovarianceFamily:
         d, S = self._factor(theta[k:])
         return mean, np.diag(d * d) + S @ S.T
 
+    def unpack_lower(self, theta) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """theta → (mean, C, L): :meth:`unpack` and, for ``"full"``, the L with C = L Lᵀ (else None)."""
+        k = self.dim
+        theta = self._theta(theta)
+        if self.name != "full":
+            return (*self.unpack(theta), None)
+        L = self._lower(theta[k:])
+        return theta[:k], L @ L.T, L
+
     def pack(self, mean, cov) -> np.ndarray:
         """(mean, C) → theta; for ``factor`` the s leading eigen-directions of C."""
         k = self.dim
@@ -299,15 +308,16 @@ class CovarianceFamily:
         d2 = np.clip(np.diag(cov) - np.sum(S * S, axis=1), 1e-3 * np.diag(cov), None)
         return np.concatenate([mean, 0.5 * np.log(d2), S.ravel()])
 
-    def chain(self, theta, g_mean, g_cov) -> np.ndarray:
+    def chain(self, theta, g_mean, g_cov, *, lower=None) -> np.ndarray:
         """Gradient w.r.t. theta from ∂f/∂mean and the symmetric ∂f/∂C.
 
         For a symmetric perturbation, ``df = Σ_ij G_ij dC_ij``; with
         C = L Lᵀ this gives ∂f/∂L = 2 G L, and with C = diag(d²) + S Sᵀ it
-        gives ∂f/∂ln d_j = 2 d_j² G_jj and ∂f/∂S = 2 G S.
+        gives ∂f/∂ln d_j = 2 d_j² G_jj and ∂f/∂S = 2 G S. ``lower``: for ``"full"``, the L of
+        these ``theta`` (:meth:`unpack_lower`), if the caller has it (it is not read again).
         """
         k = self.dim
-        theta = self._theta(theta)
+        theta = self._theta(theta) if lower is None else theta
         g_mean = check.finite_array("g_mean", g_mean)
         g_cov = check.finite_array("g_cov", g_cov)
         if g_mean.shape != (k,) or g_cov.shape != (k, k):
@@ -315,7 +325,7 @@ class CovarianceFamily:
                              f"got {g_mean.shape} and {g_cov.shape}")
         G = 0.5 * (g_cov + g_cov.T)
         if self.name == "full":
-            L = self._lower(theta[k:])
+            L = self._lower(theta[k:]) if lower is None else lower
             gL = 2.0 * G @ L
             g_tri = gL[tril_positions(k)].copy()
             diag_pos = diag_positions(k)

@@ -89,8 +89,8 @@ from .erf_network import SQRT_2_OVER_PI
 from .posterior import Expectation, RegressionPosterior
 from .network_function import (_MAX_HIDDEN, _check_inputs, _check_w, _forward, add_bias, n_weights,
                                network_jacobian, network_output, pack_weights, unpack_weights)
-from .network_moments import (N_QUAD_DEFAULT, _moments, expected_data_error, output_moments, predictive_mean,
-                              predictive_variance)
+from .network_moments import (N_QUAD_DEFAULT, _moments, _outer_rows, expected_data_error, output_moments,
+                              predictive_mean, predictive_variance)
 
 
 # ---------------------------------------------------------------------------
@@ -128,7 +128,10 @@ class NetworkPosterior(RegressionPosterior):
         t = check.finite_vector("t", t)
         if t.size != X.shape[0]:
             raise ValueError(f"t must have length N = {X.shape[0]} (rows of X), got {t.size}")
+        X = np.array(X, dtype=float)  # its own copy, read-only: the x_n x_nᵀ kept below stay true
+        X.setflags(write=False)
         self.X, self.t = X, t
+        self._XX = None
         self.n_hidden = check.integer("n_hidden", n_hidden, low=1, high=_MAX_HIDDEN)
         self.n_data, self.n_inputs = X.shape
         self.dim = self.n_hidden * (self.n_inputs + 1)
@@ -185,7 +188,9 @@ class NetworkPosterior(RegressionPosterior):
         mean, cov = check.mean_cov_shapes(mean, cov, self.dim)
         if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
             raise ValueError("mean and cov must be finite (no NaN or inf)")
-        return _moments(mean, cov, self.X, self.t, self.n_hidden, self.n_quad, grad=True)[2]
+        if self._XX is None:
+            self._XX = _outer_rows(self.X)
+        return _moments(mean, cov, self.X, self.t, self.n_hidden, self.n_quad, grad=True, XX=self._XX)[2]
 
     def predictive_mean(self, mean, cov, X) -> np.ndarray:
         """⟨f(x)⟩ under Q at new inputs X (same columns as the training X)."""

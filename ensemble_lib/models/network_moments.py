@@ -113,8 +113,17 @@ def _combine(Dst, idx, coefs) -> np.ndarray:
     return out
 
 
-def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
-    """Core: ⟨f⟩_n, ⟨f²⟩_n and (if grad) the gradient of ½Σ_n l_n w.r.t. mean and cov."""
+def _outer_rows(X) -> np.ndarray:
+    """``x_n x_nᵀ`` of every row of X, flattened: shape (N, d²) (the covariance gradient's Σ_n P_nᵀ G_n P_n)."""
+    N, d = X.shape
+    return (X[:, :, None] * X[:, None, :]).reshape(N, d * d)
+
+
+def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool, XX=None):
+    """Core: ⟨f⟩_n, ⟨f²⟩_n and (if grad) the gradient of ½Σ_n l_n w.r.t. mean and cov.
+
+    ``XX``: :func:`_outer_rows` of ``X`` if the caller keeps it (a posterior's X is fixed).
+    """
     N, d = X.shape
     H = n_hidden
     m_a, m_v, S_aa, S_av, S_vv = _projected_moments(mean, cov, X, H)
@@ -179,7 +188,8 @@ def _moments(mean, cov, X, t, n_hidden, n_quad, grad: bool):
     d_mean[:hd] = (gm_a.T @ X).ravel()
     d_mean[hd:] = gm_v
     d_cov = np.empty((k, k))
-    XX = (X[:, :, None] * X[:, None, :]).reshape(N, d * d)
+    if XX is None:
+        XX = _outer_rows(X)
     uu = (G_aa.T @ XX).reshape(H, H, d, d).transpose(0, 2, 1, 3).reshape(hd, hd)
     d_cov[:hd, :hd] = uu
     d_cov[:hd, :hd] += uu.T

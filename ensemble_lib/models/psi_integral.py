@@ -19,6 +19,7 @@ Code names: ``n_quad`` = Gauss–Legendre nodes in θ.
 
 from __future__ import annotations
 
+import math
 import threading
 from functools import lru_cache
 from fractions import Fraction
@@ -26,8 +27,9 @@ from math import comb, factorial
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
+from scipy.special import erf
 
-from .erf_network import SQRT_2_OVER_PI, sigma
+from .erf_network import SQRT_2_OVER_PI
 
 
 # ---------------------------------------------------------------------------
@@ -47,7 +49,7 @@ def _legendre01(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _sigma_derivatives(h, order: int) -> list[np.ndarray]:
     """[σ(h), σ'(h), …, σ^(order)(h)]; σ^(p) = (−1)^(p−1) He_(p−1)(h) σ'(h) for p ≥ 1."""
-    out = [sigma(h)]
+    out = [erf(h / np.sqrt(2.0))]  # σ(h) (B&B (2)); h comes from checked means and variances
     if order >= 1:
         s1 = SQRT_2_OVER_PI * np.exp(-0.5 * h * h)
         he_prev, he = np.zeros_like(h), np.ones_like(h)  # He_{p-2}, He_{p-1} at p = 1
@@ -193,6 +195,15 @@ def _psi_coefficients(max_order: int):
     return tuple(orders), tuple(feats), tuple(moments), tuple(pairs), coef, p_idx, q_idx, sign, f_idx, j_idx
 
 
+@lru_cache(maxsize=8)
+def _signed_coefficients(max_order: int) -> np.ndarray:
+    """``sign * coef`` of :func:`_psi_coefficients`: the Wick sums with their (−1)^(p+q) (exact)."""
+    coef, sign = _psi_coefficients(max_order)[4], _psi_coefficients(max_order)[7]
+    out = sign * coef
+    out.setflags(write=False)
+    return out
+
+
 @lru_cache(maxsize=16)
 def _node_series(n_quad: int) -> tuple[np.ndarray, np.ndarray]:
     """V_s, V_c (terms × n): sin(θ x_j) = Σ_t θ^(2t+1) V_s[t, j], cos(θ x_j) = Σ_t θ^(2t) V_c[t, j]."""
@@ -207,8 +218,18 @@ def _node_series(n_quad: int) -> tuple[np.ndarray, np.ndarray]:
     return Vs, Vc
 
 
-#: rows (data points × pairs) done at once: the node arrays of a block stay in cache
-_CHUNK_ROWS = 256
+#: the five node arrays of a block of rows (data points × pairs) take at most this many bytes, so
+#: they stay in a core's cache (2 MiB of L2 here) while the block is done; the rows are split into
+#: blocks of equal size (Boston, N = 128, H = 4, 48 nodes: 2 blocks of 640 rows, which measured
+#: ~10 % faster per evaluation than blocks of 256; blocks of all 1280 rows spill and were ~25 % slower)
+_BLOCK_BYTES = 5 * 640 * 48 * 8
+
+
+def _block_rows(M: int, n_quad: int) -> int:
+    """Rows per block: as few equal blocks as keep the node arrays within :data:`_BLOCK_BYTES`."""
+    most = max(1, _BLOCK_BYTES // (5 * 8 * n_quad))
+    n_blocks = -(-M // most)
+    return -(-M // n_blocks)
 
 _WORKSPACE = threading.local()
 #: largest scratch array kept between calls (entries; 8 MB)
@@ -223,7 +244,7 @@ def _scratch(name: str, shape: tuple) -> np.ndarray:
     does not. Only arrays that never leave :func:`_moments` are scratch; arrays of more than
     :data:`_SCRATCH_MAX` entries are not kept (fresh ones cost little beside their arithmetic).
     """
-    if np.prod(shape) > _SCRATCH_MAX:
+    if math.prod(shape) > _SCRATCH_MAX:
         return np.empty(shape)
     bufs = _WORKSPACE.__dict__.setdefault("bufs", {})
     buf = bufs.get(name)
@@ -237,11 +258,12 @@ def _psi_stack(h, k, theta_max, unit1, unit2, max_order: int, n_quad: int, out=N
 
     ``unit1 = (σ^(p)(h)/l1^p, l1^(−p))`` for p = 0..max_order, stacked (2, max_order + 1, M), and
     ``unit2`` the same for k, l2: D_pq = σ^(p)(h)σ^(q)(k)/(l1^p l2^q) + (−1)^(p+q) θ_max·total/(l1^p l2^q),
-    ``total`` the Wick sum of the comment above. Done on blocks of :data:`_CHUNK_ROWS` rows, with
+    ``total`` the Wick sum of the comment above. Done on equal blocks of rows (:func:`_block_rows`), with
     the node arrays of a block written into buffers reused from block to block (and from call to
     call, :func:`_scratch`). ``out``: where to write the result (a fresh array if None).
     """
-    orders, feats, moments, pairs, coef, p_idx, q_idx, sign, f_idx, j_idx = _psi_coefficients(max_order)
+    orders, feats, moments, pairs, _, p_idx, q_idx, _, f_idx, j_idx = _psi_coefficients(max_order)
+    coef_signed = _signed_coefficients(max_order)
     M = h.size
     u, v = 0.5 * (h + k), 0.5 * (h - k)
     uu, vv = -u * u, -v * v
@@ -266,7 +288,7 @@ def _psi_stack(h, k, theta_max, unit1, unit2, max_order: int, n_quad: int, out=N
     a_pows = [(i, 0) for i in range(1, max_order + 1) if (i, 0) in moments]
     b_pows = [(0, i) for i in range(1, max_order + 1) if (0, i) in moments]
     index = {key: moments.index(key) for key in moments}
-    rows = min(M, _CHUNK_ROWS)
+    rows = _block_rows(M, n_quad)
     s_buf, a_buf, b_buf, k_buf, c_buf = (_scratch(f"node{i}", (rows, n_quad)) for i in range(5))
     J = _scratch("moments", (len(moments), rows))
     if out is None:
@@ -299,8 +321,7 @@ def _psi_stack(h, k, theta_max, unit1, unit2, max_order: int, n_quad: int, out=N
         # the Wick sums, then D_pq
         Z = F[f_idx, sl]
         Z *= Jb[j_idx]
-        total = coef @ Z  # (orders, r)
-        total *= sign
+        total = coef_signed @ Z  # (orders, r), times (−1)^(p+q)
         total *= theta_max[sl]
         total *= unit1[1][p_idx, sl]
         total *= unit2[1][q_idx, sl]

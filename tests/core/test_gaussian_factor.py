@@ -18,6 +18,7 @@ from ensemble_lib.inference.kl_fit import kl_fit, kl_objective
 from ensemble_lib.inference.laplace import laplace_diagonal_start, laplace_fit
 from ensemble_lib.inference.svi import default_start, scale_matrix
 from ensemble_lib.models.linear import LinearGaussianPosterior
+from ensemble_lib.models.network import NetworkPosterior
 from ensemble_lib.models.toy import make_posterior
 
 SIZES = [1, 2, 3, 5, 12]
@@ -123,6 +124,42 @@ def test_kl_objective_agrees_with_the_slogdet_and_inverse_it_replaced(family, ra
 def test_kl_objective_is_infinite_where_q_is_not_a_proper_gaussian():
     fam = CovarianceFamily.make("diagonal", 2)
     value, grad = kl_objective(make_posterior(0), fam, np.array([0.0, 0.0, -400.0, 0.0]))
+    assert value == np.inf and not np.any(grad)
+
+
+@pytest.mark.parametrize("family, rank", [("full", None), ("factor", 2), ("diagonal", None)])
+def test_kl_objective_of_a_network_agrees_with_slogdet_and_the_inverse(family, rank):
+    """The general path (a network, k = 9): H[Q] and its gradient against slogdet and np.linalg.inv.
+
+    The full family reads H[Q] off the log-diagonal of its factor L (no factorisation of C, no C⁻¹);
+    the reference factors C afresh. Values to 1e-12 relative, gradients to 1e-10.
+    """
+    rng = np.random.default_rng(12)
+    X = np.column_stack([rng.standard_normal((15, 2)), np.ones(15)])
+    post = NetworkPosterior(X, rng.standard_normal(15), 2, alpha=1.0, beta=4.0)
+    fam = CovarianceFamily.make(family, post.dim, rank)
+    for _ in range(4):
+        theta = fam.pack(0.7 * rng.standard_normal(post.dim), random_spd(rng, post.dim, cond=1e3) * 0.05)
+        value, grad = kl_objective(post, fam, theta)
+        mean, cov = fam.unpack(theta)
+        e = post.expected_energy(mean, cov)
+        _, logdet = np.linalg.slogdet(cov)
+        ref_value = e.value - (0.5 * logdet + 0.5 * fam.dim * (1.0 + LOG_2PI))
+        ref_grad = fam.chain(theta, e.d_mean, e.d_cov - 0.5 * np.linalg.inv(cov))
+        assert value == pytest.approx(ref_value, rel=1e-12)
+        np.testing.assert_allclose(grad, ref_grad, rtol=1e-10, atol=1e-10 * np.abs(ref_grad).max())
+
+
+def test_kl_objective_of_a_network_is_infinite_where_the_full_q_underflows():
+    """ln L_00 = −400: C_00 = L_00² underflows to 0, so C is not a proper Gaussian in floating point."""
+    rng = np.random.default_rng(13)
+    X = np.column_stack([rng.standard_normal((10, 1)), np.ones(10)])
+    post = NetworkPosterior(X, rng.standard_normal(10), 1, alpha=1.0, beta=4.0)
+    fam = CovarianceFamily.make("full", post.dim)
+    theta = fam.pack(np.zeros(post.dim), 0.1 * np.eye(post.dim))
+    assert np.isfinite(kl_objective(post, fam, theta)[0])
+    theta[post.dim] = -400.0  # the first log-diagonal entry of L
+    value, grad = kl_objective(post, fam, theta)
     assert value == np.inf and not np.any(grad)
 
 

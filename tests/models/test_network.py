@@ -15,7 +15,8 @@ from ensemble_lib.inference.kl_fit import kl_fit
 from ensemble_lib.inference.laplace import laplace_fit
 from ensemble_lib.models.network import NetworkPosterior
 from ensemble_lib.models.network_function import add_bias, network_output
-from ensemble_lib.models.network_moments import expected_data_error, predictive_mean, predictive_variance
+from ensemble_lib.models.network_moments import (_moments, expected_data_error, predictive_mean,
+                                                 predictive_variance)
 
 from _network_checks import central_grad, explicit_output, random_problem, rel_err
 
@@ -129,3 +130,24 @@ def test_bad_input_raises_clear_errors():
         kl_fit(post, "factor", rank=post.dim, init=[(w, cov)])
     with pytest.raises(ValueError, match="rank"):
         kl_fit(post, "factor", rank=-1, init=[(w, cov)])
+
+
+def test_the_posterior_keeps_its_own_read_only_inputs_so_its_kept_products_stay_true():
+    """NetworkPosterior keeps x_n x_nᵀ between evaluations; changing the caller's X later changes nothing."""
+    rng = np.random.default_rng(5)
+    X = add_bias(rng.standard_normal((12, 2)))
+    t = rng.standard_normal(12)
+    post = NetworkPosterior(X, t, 2, alpha=1.0, beta=3.0)
+    mean, cov = 0.3 * rng.standard_normal(post.dim), 0.05 * np.eye(post.dim)
+    before = post.expected_data_error(mean, cov)
+    X[:] = 0.0  # the caller's array
+    again = post.expected_data_error(mean, cov)
+    assert again.value == before.value
+    np.testing.assert_array_equal(again.d_cov, before.d_cov)
+    with pytest.raises(ValueError):
+        post.X[0, 0] = 1.0
+    fresh = NetworkPosterior(add_bias(rng.standard_normal((12, 2))), t, 2, alpha=1.0, beta=3.0)
+    e = fresh.expected_data_error(mean, cov)
+    ref = _moments(mean, cov, fresh.X, fresh.t, 2, fresh.n_quad, grad=True)[2]  # x_n x_nᵀ formed afresh
+    assert e.value == ref.value  # another posterior's kept products are its own
+    np.testing.assert_array_equal(e.d_cov, ref.d_cov)

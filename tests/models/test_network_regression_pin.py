@@ -126,7 +126,20 @@ def test_block_size_does_not_change_the_result(monkeypatch):
     post = nw.NetworkPosterior(X, t, 4, alpha=1.0, beta=1.0)
     base = post.expected_data_error(mean, cov)
     for rows in (1, 7, 10_000):
-        monkeypatch.setattr(psi_integral, "_CHUNK_ROWS", rows)
+        monkeypatch.setattr(psi_integral, "_block_rows", lambda M, n_quad, rows=rows: min(M, rows))
         e = post.expected_data_error(mean, cov)
         for new, old in ((e.value, base.value), (e.d_mean, base.d_mean), (e.d_cov, base.d_cov)):
             np.testing.assert_allclose(new, old, rtol=0, atol=1e-14 * np.max(np.abs(old)))
+
+
+@pytest.mark.parametrize("M, n_quad", [(1, 48), (640, 48), (641, 48), (1280, 48), (4608, 48), (1280, 4),
+                                       (1280, 1000), (10_000, 101)])
+def test_blocks_are_equal_and_their_node_arrays_fit_the_budget(M, n_quad):
+    """Rows per block: the fewest equal blocks (the last no longer than the others) whose five node
+    arrays (rows × n_quad doubles) fit in _BLOCK_BYTES, covering all M rows."""
+    rows = psi_integral._block_rows(M, n_quad)
+    n_blocks = -(-M // rows)
+    assert 1 <= rows <= M and 5 * 8 * n_quad * rows <= max(psi_integral._BLOCK_BYTES, 5 * 8 * n_quad)
+    assert n_blocks * rows - M < n_blocks  # blocks differ by at most a row in size
+    most = max(1, psi_integral._BLOCK_BYTES // (5 * 8 * n_quad))
+    assert n_blocks == -(-M // most)  # no more blocks than the budget needs

@@ -216,6 +216,8 @@ CASES = [
     C(lambda: E.CovarianceFamily.make("full", 2, 5), r"rank must be an integer", id="fam-full-rank", on="core.gaussian.CovarianceFamily.make"),
     C(lambda: FULL.unpack([0.0, 1.0]), r"theta must have shape \(5,\)", id="fam-unpack-shape", on="core.gaussian.CovarianceFamily.unpack"),
     C(lambda: FULL.unpack(["a"] * 5), r"theta must be", id="fam-unpack-str", on="core.gaussian.CovarianceFamily.unpack"),
+    C(lambda: FULL.unpack_lower([0.0, 1.0]), r"theta must have shape \(5,\)", id="fam-unpack-lower-shape", on="core.gaussian.CovarianceFamily.unpack_lower"),
+    C(lambda: FULL.unpack_lower([0.0, 0.0, np.nan, 0.0, 0.0]), r"theta must contain only finite", id="fam-unpack-lower-nan", on="core.gaussian.CovarianceFamily.unpack_lower"),
     C(lambda: FULL.pack([0.0], C2), r"mean must have shape \(2,\)", id="fam-pack-mean", on="core.gaussian.CovarianceFamily.pack"),
     C(lambda: FULL.pack(M2, NOT_PD), r"cov must be positive definite", id="fam-pack-cov", on="core.gaussian.CovarianceFamily.pack"),
     # --- the erf network and the toy data (models/erf_network.py)

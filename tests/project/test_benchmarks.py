@@ -84,3 +84,21 @@ def test_lessons_ready_writes_the_library_bytecode_a_student_would_have(tmp_path
     compile_library(str(tmp_path))
     for name in ("__init__.py", "core/__init__.py", "core/maths.py"):
         assert Path(importlib.util.cache_from_source(str(tmp_path / "ensemble_lib" / name))).is_file(), name
+
+
+def test_bound_trees_alternates_the_trees_and_summarises_every_batch(tmp_path):
+    """benchmarks/bound_trees.py runs issue 30's bound + gradient case in each tree (here this one,
+    twice under two names), alternating them from round to round, and tabulates every batch."""
+    from benchmarks import bound_trees
+
+    root = Path(__file__).parents[2]
+    out = tmp_path / "rows.jsonl"
+    bound_trees.main([str(out), "--tree", f"a={root}", "--tree", f"b={root}", "--rounds", "2",
+                      "--calls", "2", "--repeats", "2"])
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["tree"], r["round"]) for r in rows] == [("a", 0), ("b", 0), ("b", 1), ("a", 1)]
+    assert all(len(r["wall_ms"]) == len(r["cpu_ms"]) == 2 and min(r["cpu_ms"]) > 0 for r in rows)
+    table = bound_trees.summary(out).splitlines()
+    assert table[0].startswith("| tree |") and [line.split(" | ")[1] for line in table[2:]] == ["2", "2"]
+    with __import__("pytest").raises(SystemExit):
+        bound_trees.main([str(out), "--tree", f"a={tmp_path}"])  # no ensemble_lib/ there
