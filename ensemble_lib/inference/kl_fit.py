@@ -24,7 +24,7 @@ from scipy import optimize
 
 from ..core import validation as check
 from . import toy_objective
-from ..core.gaussian import LOG_2PI, CovarianceFamily, GaussianFactor, diag_positions
+from ..core.gaussian import CovarianceFamily, GaussianFactor
 from .laplace import LaplaceFit, laplace_fit
 from .stopping import _newton_polish, finish_lbfgs, gradient_converged, gradient_floor, no_descent
 
@@ -72,10 +72,7 @@ def kl_objective(post, fam: CovarianceFamily, theta) -> tuple[float, np.ndarray]
     """KL(Q‖P) − ln Z = ⟨energy⟩_Q − H[Q] and its gradient with respect to ``theta``.
 
     Returns ``(inf, 0)`` where the parameters are outside the range in which
-    Q is a proper, finite Gaussian (the optimiser's line search then backs off). In the full
-    family, C = L Lᵀ with ``ln L_ii`` among ``theta``, so H[Q] = Σ ln L_ii + (k/2)(1 + ln 2π) and its
-    gradient are read off ``theta`` (no factorisation of C and no C⁻¹); the other families factor C
-    once (:class:`~ensemble_lib.core.gaussian.GaussianFactor`). For the
+    Q is a proper, finite Gaussian (the optimiser's line search then backs off). For the
     2-parameter toy the same function is evaluated in closed form with less overhead
     (:func:`~ensemble_lib.inference.toy_objective.toy_kl_objective`).
     """
@@ -91,24 +88,13 @@ def kl_objective(post, fam: CovarianceFamily, theta) -> tuple[float, np.ndarray]
         return toy_objective.toy_kl_objective(post, fam, theta)
     with np.errstate(all="ignore"):
         mean, cov, lower = fam.unpack_lower(theta)
-        if lower is not None:
-            # full: H[Q] = Σ ln L_ii + const = Σ θ_ii + const, so −H's gradient is −1 on the θ_ii
-            if not (np.all(np.isfinite(cov)) and np.all(np.diag(cov) > 0.0)):
-                return np.inf, np.zeros_like(theta)
-            e = post.expected_energy(mean, cov)
-            g = fam.chain(theta, e.d_mean, e.d_cov, lower=lower)
-            k = fam.dim
-            diag = k + diag_positions(k)
-            g[diag] -= 1.0
-            value = e.value - (float(np.sum(theta[diag])) + 0.5 * k * (1.0 + LOG_2PI))
-        else:
-            try:
-                factor = GaussianFactor(cov, "cov")  # one Cholesky: H[Q] (B&B (18)) and C⁻¹
-            except ValueError:
-                return np.inf, np.zeros_like(theta)
-            e = post.expected_energy(mean, cov)
-            g = fam.chain(theta, e.d_mean, e.d_cov - 0.5 * factor.inverse())
-            value = e.value - factor.entropy()
+        try:
+            factor = GaussianFactor(cov, "cov")  # one Cholesky: H[Q] (B&B (18)) and C⁻¹
+        except ValueError:
+            return np.inf, np.zeros_like(theta)
+        e = post.expected_energy(mean, cov)
+        g = fam.chain(theta, e.d_mean, e.d_cov - 0.5 * factor.inverse(), lower=lower)
+        value = e.value - factor.entropy()
     if not (np.isfinite(value) and np.all(np.isfinite(g))):
         return np.inf, np.zeros_like(theta)
     return float(value), g
