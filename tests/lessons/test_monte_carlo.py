@@ -170,3 +170,13 @@ def test_acceptance_falls_and_divergences_appear_as_the_step_grows(runs):
     acc, div = runs.store["sweep_accept_prob"], runs.store["sweep_divergent_fraction"]
     assert acc[0].min() > 0.95 and acc[-1].max() < 0.2
     assert np.all(div[0] == 0) and np.all(div[-1] > 0.5)
+
+
+def test_arviz_diagnostics_are_read_as_one_float_whatever_array_shape_arviz_returns():
+    # ArviZ 0.23.4 on NumPy 2.4 returns mcse as a one-element 1-D array, which float() refuses
+    from ensemble_lib.lessons.monte_carlo.estimates import _scalar
+
+    assert _scalar(np.array([0.25])) == 0.25 and isinstance(_scalar(np.array([0.25])), float)
+    assert _scalar(np.float64(1.5)) == 1.5 and _scalar(np.array(2.0)) == 2.0
+    with pytest.raises(ValueError, match="one value"):
+        _scalar(np.array([1.0, 2.0]))

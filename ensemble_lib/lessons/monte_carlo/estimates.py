@@ -45,6 +45,15 @@ def _arviz():
     return arviz
 
 
+def _scalar(value) -> float:
+    """One diagnostic of one variable as a float: ArviZ returns a 0-d array or, from 0.23.4 on
+    NumPy 2.4, a one-element array (which ``float`` refuses)."""
+    arr = np.asarray(value, dtype=float)
+    if arr.size != 1:
+        raise ValueError(f"expected one value from ArviZ, got shape {arr.shape}")
+    return float(arr.reshape(()))
+
+
 # ---------------------------------------------------------------------------
 # Exact and Gaussian answers
 # ---------------------------------------------------------------------------
@@ -145,7 +154,7 @@ def running_estimate(f_chains, ns=N_OPTIONS) -> tuple[np.ndarray, np.ndarray]:
     for n in ns:
         n = check.integer("ns", n, low=4, high=f.shape[1])
         est.append(float(np.mean(f[:, :n])))
-        se.append(float(az.mcse(f[:, :n], method="mean")))
+        se.append(_scalar(az.mcse(f[:, :n], method="mean")))
     return np.array(est), np.array(se)
 
 
@@ -159,8 +168,8 @@ def diagnostics(traces: dict) -> dict:
         x = check.finite_matrix(f"traces[{name!r}]", x, shape="(chains, draws)", hint=" and at least 4 draws")
         if x.shape[1] < 4:
             raise ValueError(f"traces[{name!r}] must have at least 4 draws per chain, got shape {x.shape}")
-        out[name] = {"r_hat": float(az.rhat(x)), "ess_bulk": float(az.ess(x, method="bulk")),
-                     "ess_tail": float(az.ess(x, method="tail"))}
+        out[name] = {"r_hat": _scalar(az.rhat(x)), "ess_bulk": _scalar(az.ess(x, method="bulk")),
+                     "ess_tail": _scalar(az.ess(x, method="tail"))}
     return out
 
 
