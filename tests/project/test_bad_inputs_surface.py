@@ -470,6 +470,13 @@ CASES = [
     C(lambda: toy_evidence_grid.load_evidence_grid(directory="/no/such/folder"), r"directory must be an existing folder", id="teg-load-missing", on="studies.toy_evidence_grid.load_evidence_grid"),
     C(lambda: toy_evidence_grid.save_grid(3), r"path must be None or a str or pathlib.Path", id="teg-save-path", on="studies.toy_evidence_grid.save_grid"),
     C(lambda: toy_evidence_grid.save_grid(force="yes"), r"force must be True or False", id="teg-save-force", on="studies.toy_evidence_grid.save_grid"),
+    # --- lesson 3's stored cheap-rule sweep (lessons/bound/cheap_sweep.py)
+    C(lambda: bound.cheap_sweep.compute_sweep({"far_counts": [0]}), r"config must be a dict with the keys of sweep_config\(\)", id="cheap-sweep-compute-config", on="lessons.bound.cheap_sweep.compute_sweep"),
+    C(lambda: bound.cheap_sweep.compute_sweep({"case": {}, "far_counts": [2, 0]}), r"far_counts must be a non-empty increasing sequence", id="cheap-sweep-compute-counts", on="lessons.bound.cheap_sweep.compute_sweep"),
+    C(lambda: bound.cheap_sweep.comparison_from_result({"config": {}}), r"result must be a dict with 'config', 'n_data'", id="cheap-sweep-from-result", on="lessons.bound.cheap_sweep.comparison_from_result"),
+    C(lambda: bound.cheap_sweep.load_cheap_comparison(directory="/no/such/folder"), r"directory must be an existing folder", id="cheap-sweep-load-missing", on="lessons.bound.cheap_sweep.load_cheap_comparison"),
+    C(lambda: bound.cheap_sweep.save_sweep(3), r"path must be None or a str or pathlib.Path", id="cheap-sweep-save-path", on="lessons.bound.cheap_sweep.save_sweep"),
+    C(lambda: bound.cheap_sweep.save_sweep(force="yes"), r"force must be True or False", id="cheap-sweep-save-force", on="lessons.bound.cheap_sweep.save_sweep"),
 ]
 
 
