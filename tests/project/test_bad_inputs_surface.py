@@ -24,6 +24,8 @@ from ensemble_lib.inference.toy_fits import fit_all
 from ensemble_lib.lessons import (bound, classification, mean_sigma, mixture, model_choice, networks, stochastic_vi,
                                   store_lessons, toy_posterior)
 from ensemble_lib.lessons import figures as lesson_figures
+from ensemble_lib.lessons.bound import cheap_sweep
+from ensemble_lib.lessons.model_choice import occam_store
 from ensemble_lib.lessons import monte_carlo as lesson_mc
 from ensemble_lib.lessons import student_copies as lesson_student_copies
 from ensemble_lib.studies import (classification_demo, datasets, hmc_chains, hmc_reference, model_size, network_demo,
@@ -471,12 +473,20 @@ CASES = [
     C(lambda: toy_evidence_grid.save_grid(3), r"path must be None or a str or pathlib.Path", id="teg-save-path", on="studies.toy_evidence_grid.save_grid"),
     C(lambda: toy_evidence_grid.save_grid(force="yes"), r"force must be True or False", id="teg-save-force", on="studies.toy_evidence_grid.save_grid"),
     # --- lesson 3's stored cheap-rule sweep (lessons/bound/cheap_sweep.py)
-    C(lambda: bound.cheap_sweep.compute_sweep({"far_counts": [0]}), r"config must be a dict with the keys of sweep_config\(\)", id="cheap-sweep-compute-config", on="lessons.bound.cheap_sweep.compute_sweep"),
-    C(lambda: bound.cheap_sweep.compute_sweep({"case": {}, "far_counts": [2, 0]}), r"far_counts must be a non-empty increasing sequence", id="cheap-sweep-compute-counts", on="lessons.bound.cheap_sweep.compute_sweep"),
-    C(lambda: bound.cheap_sweep.comparison_from_result({"config": {}}), r"result must be a dict with 'config', 'n_data'", id="cheap-sweep-from-result", on="lessons.bound.cheap_sweep.comparison_from_result"),
-    C(lambda: bound.cheap_sweep.load_cheap_comparison(directory="/no/such/folder"), r"directory must be an existing folder", id="cheap-sweep-load-missing", on="lessons.bound.cheap_sweep.load_cheap_comparison"),
-    C(lambda: bound.cheap_sweep.save_sweep(3), r"path must be None or a str or pathlib.Path", id="cheap-sweep-save-path", on="lessons.bound.cheap_sweep.save_sweep"),
-    C(lambda: bound.cheap_sweep.save_sweep(force="yes"), r"force must be True or False", id="cheap-sweep-save-force", on="lessons.bound.cheap_sweep.save_sweep"),
+    C(lambda: cheap_sweep.compute_sweep({"far_counts": [0]}), r"config must be a dict with the keys of sweep_config\(\)", id="cheap-sweep-compute-config", on="lessons.bound.cheap_sweep.compute_sweep"),
+    C(lambda: cheap_sweep.compute_sweep({"case": {}, "far_counts": [2, 0]}), r"far_counts must be a non-empty increasing sequence", id="cheap-sweep-compute-counts", on="lessons.bound.cheap_sweep.compute_sweep"),
+    C(lambda: cheap_sweep.comparison_from_result({"config": {}}), r"result must be a dict with 'config', 'n_data'", id="cheap-sweep-from-result", on="lessons.bound.cheap_sweep.comparison_from_result"),
+    C(lambda: cheap_sweep.load_cheap_comparison(directory="/no/such/folder"), r"directory must be an existing folder", id="cheap-sweep-load-missing", on="lessons.bound.cheap_sweep.load_cheap_comparison"),
+    C(lambda: cheap_sweep.save_sweep(3), r"path must be None or a str or pathlib.Path", id="cheap-sweep-save-path", on="lessons.bound.cheap_sweep.save_sweep"),
+    C(lambda: cheap_sweep.save_sweep(force="yes"), r"force must be True or False", id="cheap-sweep-save-force", on="lessons.bound.cheap_sweep.save_sweep"),
+    # --- lesson 6's stored Occam tables (lessons/model_choice/occam_store.py)
+    C(lambda: occam_store.compute_occam({"toy": {}}), r"config must be a dict with the keys of occam_config\(\)", id="occam-store-compute-config", on="lessons.model_choice.occam_store.compute_occam"),
+    C(lambda: occam_store.compute_occam({"polynomial": {"n": 20}, "toy": {}}), r"config must hold polynomial_occam's", id="occam-store-compute-inner", on="lessons.model_choice.occam_store.compute_occam"),
+    C(lambda: occam_store.occam_from_result([]), r"result must be a dict with 'config', 'polynomial' and 'toy'", id="occam-store-from-result", on="lessons.model_choice.occam_store.occam_from_result"),
+    C(lambda: occam_store.load_occam(directory="/no/such/folder"), r"directory must be an existing folder", id="occam-store-load-missing", on="lessons.model_choice.occam_store.load_occam"),
+    C(lambda: occam_store.save_occam(3), r"path must be None or a str or pathlib.Path", id="occam-store-save-path", on="lessons.model_choice.occam_store.save_occam"),
+    C(lambda: occam_store.save_occam(force="yes"), r"force must be True or False", id="occam-store-save-force", on="lessons.model_choice.occam_store.save_occam"),
+    C(lambda: model_choice.occam_figure(poly=[1]), r"poly must be a non-empty sequence of OccamRow", id="occam-figure-rows", on="lessons.model_choice.occam.occam_figure"),
 ]
 
 

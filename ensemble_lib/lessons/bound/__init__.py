@@ -13,8 +13,8 @@ module                      topic
                             exact maximiser (:class:`HyperIterationPanel`) and their figure
 :mod:`.hyper_reestimation`  §5 on a linear model: cheap and cheerful re-estimation (MacKay §9.1)
                             and the error bars on ln α (MacKay (25)) against the exact curve
-:mod:`.cheap_sweep`         §5's sweep stored (``figures/cheap_sweep.json``, :func:`load_cheap_comparison`)
-                            and the command that recomputes it
+:mod:`.cheap_sweep`         §5's sweep stored (``figures/cheap_sweep.json``, ``load_cheap_comparison``)
+                            and the command that recomputes it (not imported here: it is a command)
 :mod:`.exercises`           the lesson's exercises and their checks (:data:`EXERCISES`)
 :mod:`.figures`             :func:`write_figures`: ``bound_fig1.png``, ``hyperparameter_trajectories.png``,
                             ``cheap_reestimation.png``
@@ -27,7 +27,6 @@ works for each; the modules' own helpers (``plot_bound_bars``, ``plot_cheap``, �
 from .bound_panel import (LOG10_SD_RANGE, METHOD_COLORS, METHOD_STYLES, RHO_MAX, SNAP_CHOICES, BoundDecomposition,
                           BoundPanel, bound_decomposition, bound_figure, decomposition_table, gaussian_from_sliders,
                           make_toy, sliders_from_gaussian)
-from .cheap_sweep import load_cheap_comparison
 from .exercises import BOSTON_PRIOR, EXERCISES
 from .figures import write_figures  # noqa: F401 - the figures command's (lessons.figures), not in __all__
 from .hyper_iterations import (HyperIterationPanel, HyperparameterComparison, IterationState, compare_hyperparameters,
@@ -40,6 +39,5 @@ __all__ = ["BOSTON_PRIOR", "CHEAP_CASE", "ERRORBAR_CASES", "EXERCISES", "FAR_COU
            "METHOD_COLORS", "METHOD_STYLES", "RHO_MAX", "SNAP_CHOICES", "BoundDecomposition", "BoundPanel",
            "CheapComparison", "HyperIterationPanel", "HyperparameterComparison", "IterationState", "LogAlphaCase",
            "bound_decomposition", "bound_figure", "bumps_posterior", "cheap_comparison", "cheap_table",
-           "compare_hyperparameters", "decomposition_table", "gaussian_from_sliders", "load_cheap_comparison",
-           "log_alpha_cases", "log_alpha_table", "make_toy", "reestimation_figure", "sliders_from_gaussian",
-           "trajectories_figure"]
+           "compare_hyperparameters", "decomposition_table", "gaussian_from_sliders", "log_alpha_cases",
+           "log_alpha_table", "make_toy", "reestimation_figure", "sliders_from_gaussian", "trajectories_figure"]

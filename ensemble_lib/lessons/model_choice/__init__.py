@@ -11,6 +11,7 @@ One module per topic, in the notebook's order (``notebooks/06_choosing_the_model
 module                      topic
 ==========================  =====================================================================
 :mod:`.occam`               Occam's razor where everything is exact: polynomials and the toy
+:mod:`.occam_store`         its two tables stored (``figures/occam_tables.json``; a command, not imported here)
 :mod:`.local_mass`          Laplace's evidence as a basin's mass (§4.1) against the exact mass (the toy)
 :mod:`.network_size`        which network size: the stored study on Boston and diabetes
 :mod:`.ard_boston`          ARD on Boston, one α per input (the stored study)

@@ -6,7 +6,8 @@
   ensemble's bound F* (full covariance, :func:`~ensemble_lib.fit_ensemble`; Barber & Bishop §2.2);
 * :func:`toy_occam`: the 2-weight toy at fixed α, β: exact ln P(D|α,β) by quadrature, Laplace's
   (20) with the mirror factor 2, and the full-covariance bound F;
-* :func:`format_occam`, :func:`plot_occam`, :func:`occam_figure`: their table and figure.
+* :func:`format_occam`, :func:`plot_occam`, :func:`occam_figure`: their table and figure;
+* both tables are stored, so the lesson fits nothing here: :mod:`.occam_store`.
 """
 
 from __future__ import annotations
@@ -123,13 +124,26 @@ def plot_occam(ax, rows, title: str = "", fixed: bool = False):
     ax.legend(loc="best", fontsize=8)
 
 
-def occam_figure():
+def occam_figure(poly=None, toy=None):
+    """Both tables as curves: ``poly`` and ``toy`` are their rows (default: computed,
+    :func:`polynomial_occam` and :func:`toy_occam`; the lesson passes the stored ones,
+    :func:`~ensemble_lib.lessons.model_choice.occam_store.load_occam`)."""
+    poly = polynomial_occam() if poly is None else _rows("poly", poly)
+    toy = toy_occam() if toy is None else _rows("toy", toy)
     fig, axes = new_figure(10.0, 3.8, ncols=2)
-    plot_occam(axes[0], polynomial_occam(), "polynomial degree (linear model, N = 20)")
-    plot_occam(axes[1], toy_occam(), "toy at fixed α (β = 100)", fixed=True)
+    plot_occam(axes[0], poly, "polynomial degree (linear model, N = 20)")
+    plot_occam(axes[1], toy, "toy at fixed α (β = 100)", fixed=True)
     axes[1].set_xlabel("prior precision α")
     axes[0].set_xlabel("degree")
     return fig, axes
+
+
+def _rows(name: str, rows) -> tuple:
+    rows = check.sequence(name, rows)
+    if not rows or not all(isinstance(r, OccamRow) for r in rows):
+        raise ValueError(f"{name} must be a non-empty sequence of OccamRow (polynomial_occam(), toy_occam(), "
+                         f"occam_store.load_occam()), got {rows!r:.80}")
+    return tuple(rows)
 
 
 #: what lesson 6's notebook uses from here (issue 31)
