@@ -30,7 +30,7 @@ from ensemble_lib.core.progress import report
 from ensemble_lib.inference import (ard, family_search, function_prior, hmc, kl_fit, mixture, model_comparison, network_fits,
                                     pruning, svi)
 from ensemble_lib.inference.hyperparameters import GammaPosterior
-from ensemble_lib.inference import local_mass, noisy_retraining
+from ensemble_lib.inference import local_mass, noisy_retraining, svi_draws
 from ensemble_lib.models import classification
 from ensemble_lib.core.gaussian import ellipse_geometry
 from ensemble_lib.lessons import bound, mean_sigma, networks, stochastic_vi, toy_posterior
@@ -459,6 +459,11 @@ CASES = [
     C(lambda: E.reparam_gradient(toy(), FULL, np.zeros(3), np.zeros((1, 2))), r"theta must have shape \(5,\)", id="rg-theta", on="inference.svi.reparam_gradient"),
     C(lambda: E.reparam_gradient(toy(), FULL, np.zeros(5), np.zeros((1, 3))), r"eps must have shape \(S, 2\)", id="rg-eps", on="inference.svi.reparam_gradient"),
     C(lambda: E.reparam_gradient(toy(), FULL, np.zeros(5), "ab"), r"eps must be", id="rg-eps-str", on="inference.svi.reparam_gradient"),
+    C(lambda: svi_draws.reparam_gradient_draws(toy(), FULL, np.zeros(5), np.zeros((4, 2))), r"eps must have shape \(n, S, k\)", id="rgd-eps-2d", on="inference.svi_draws.reparam_gradient_draws"),
+    C(lambda: svi_draws.reparam_gradient_draws(toy(), FULL, np.zeros(5), np.zeros((0, 1, 2))), r"eps must have shape \(n, S, k\)", id="rgd-eps-empty", on="inference.svi_draws.reparam_gradient_draws"),
+    C(lambda: svi_draws.reparam_gradient_draws(toy(), FULL, np.zeros(5), np.zeros((4, 1, 3))), r"eps must have shape \(S, 2\)", id="rgd-eps-k", on="inference.svi_draws.reparam_gradient_draws"),
+    C(lambda: svi_draws.reparam_gradient_draws(toy(), "full", np.zeros(5), np.zeros((4, 1, 2))), r"fam must be a CovarianceFamily", id="rgd-fam", on="inference.svi_draws.reparam_gradient_draws"),
+    C(lambda: svi_draws.reparam_gradient_draws(toy(), FULL, np.zeros(5), np.full((4, 1, 2), np.nan)), r"eps must contain only finite values", id="rgd-eps-nan", on="inference.svi_draws.reparam_gradient_draws"),
     C(lambda: svi.step_sizes(0.1, "decaying", 10, tau=np.inf), r"tau must be a finite number > 0", id="svi-steps-tau", on="inference.svi.step_sizes"),
     # --- pruning and the family search
     C(lambda: pruning.unit_usage(W(), NC(), net_data()[0], 2, threshold=2.0), r"threshold must lie in \(0, 1\)", id="prune-threshold", on="inference.pruning.unit_usage"),
