@@ -1,6 +1,6 @@
 """Every lesson's Run All, and the live panels' first frames, before and after a change (issue 30).
 
-``python -m benchmarks.lessons_ready runall OUT.jsonl --tree before=DIR --tree after=DIR [--reps N]``
+``python -m benchmarks.lessons_ready runall OUT.jsonl --tree before=DIR --tree after=DIR [--reps N] [--lessons 03 06]``
 executes every lesson of each tree top to bottom as JupyterLab's Run All does (nbclient, a fresh
 kernel started in the tree's ``notebooks/`` with ``PYTHONPATH`` = the tree), alternating the trees
 lesson by lesson (and their order from one repetition to the next), so both see the same load. Per
@@ -338,6 +338,8 @@ def main(argv=None) -> None:
     parser.add_argument("out", help="JSON lines file (appended to; read by summary)")
     parser.add_argument("--tree", action="append", default=[], help="LABEL=DIR, twice (runall)")
     parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--lessons", nargs="+", metavar="NN",
+                        help="runall, voila: only the lessons whose file names start with these numbers (03 05)")
     parser.add_argument("--chromium", help="app: open each lesson in this Chromium (Playwright) instead of one GET")
     parser.add_argument("--pause", type=float, default=3.0, help="app: seconds between the walk's lessons")
     parser.add_argument("--preheat", choices=("both", "on", "off"), default="both", help="app: pool on, off, both")
@@ -367,6 +369,10 @@ def main(argv=None) -> None:
                             f.flush()
             return
         lessons = sorted(p.name for p in Path(next(iter(trees.values())), "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        if args.lessons:
+            lessons = [n for n in lessons if n[:2] in {x.zfill(2) for x in args.lessons}]
+            if not lessons:
+                raise SystemExit(f"--lessons {' '.join(args.lessons)} names no lesson of the tree")
         for rep in range(args.reps):
             order = list(trees) if rep % 2 == 0 else list(trees)[::-1]
             for name in lessons:
