@@ -241,15 +241,18 @@ def reparam_gradient(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
     S = eps.shape[0]
     g_mean = g_phi.sum(axis=0) / S
     g_L = g_phi.T @ eps / S  # ∂/∂L_ij of the MC average of φ(w̄ + Lε)
-    diag_L = np.diag(L)
+    return np.concatenate([g_mean, _scale_gradient(fam, g_L, np.diag(L))])
+
+
+def _scale_gradient(fam: CovarianceFamily, g_L, diag_L) -> np.ndarray:
+    """The scale parameters' part of the gradient from ∂/∂L (shape (..., k, k), any leading axes)."""
     if fam.name == "diagonal":
-        g_scale = np.diag(g_L) * diag_L - 1.0
-    else:
-        rows, cols = tril_positions(k)  # the order of CovarianceFamily's "full" parameters
-        on_diag = diag_positions(k)
-        g_scale = g_L[rows, cols]
-        g_scale[on_diag] = g_scale[on_diag] * diag_L - 1.0  # chain to ln L_ii; entropy term
-    return np.concatenate([g_mean, g_scale])
+        return np.diagonal(g_L, axis1=-2, axis2=-1) * diag_L - 1.0
+    rows, cols = tril_positions(fam.dim)  # the order of CovarianceFamily's "full" parameters
+    on_diag = diag_positions(fam.dim)
+    g_scale = g_L[..., rows, cols]
+    g_scale[..., on_diag] = g_scale[..., on_diag] * diag_L - 1.0  # chain to ln L_ii; entropy term
+    return g_scale
 
 
 def step_sizes(step_size: float, schedule: str, n_iter: int, tau: float = 100.0,

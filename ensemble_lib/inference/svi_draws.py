@@ -5,7 +5,7 @@ into one estimate of ∇_θ[⟨φ⟩_Q − H[Q]]. Lesson 5 looks at the estimate
 against the exact gradient, their standard error, how the variance falls as 1/S — and needs
 thousands of them; :func:`reparam_gradient_draws` gives them all from one array of draws, with the
 same arithmetic per estimate as :func:`~ensemble_lib.inference.svi.reparam_gradient`, in one
-vectorised pass instead of a Python loop (4000 estimates: ~15 ms instead of ~0.5 s).
+vectorised pass instead of a Python loop (4000 estimates: 2 ms instead of 0.34 s, measured).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import validation as check
-from ..core.gaussian import CovarianceFamily, diag_positions, tril_positions
-from .svi import _grad_batch, reparam_gradient
+from ..core.gaussian import CovarianceFamily
+from .svi import _grad_batch, _scale_gradient, reparam_gradient
 
 
 def reparam_gradient_draws(post, fam: CovarianceFamily, theta, eps) -> np.ndarray:
@@ -34,15 +34,7 @@ def reparam_gradient_draws(post, fam: CovarianceFamily, theta, eps) -> np.ndarra
     g_phi = -_grad_batch(post, w.reshape(n * S, k)).reshape(n, S, k)
     g_mean = g_phi.sum(axis=1) / S
     g_L = np.einsum("nsi,nsj->nij", g_phi, eps) / S  # ∂/∂L_ij of each batch's average of φ(w̄ + Lε)
-    diag_L = np.diag(L)
-    if fam.name == "diagonal":
-        g_scale = np.diagonal(g_L, axis1=1, axis2=2) * diag_L - 1.0
-    else:
-        rows, cols = tril_positions(k)  # the order of CovarianceFamily's "full" parameters
-        on_diag = diag_positions(k)
-        g_scale = g_L[:, rows, cols]
-        g_scale[:, on_diag] = g_scale[:, on_diag] * diag_L - 1.0  # chain to ln L_ii; entropy term
-    return np.concatenate([g_mean, g_scale], axis=1)
+    return np.concatenate([g_mean, _scale_gradient(fam, g_L, np.diag(L))], axis=1)
 
 
 #: public: lesson 5's many estimates at once

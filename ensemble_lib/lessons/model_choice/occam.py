@@ -98,10 +98,7 @@ def toy_occam(alphas: tuple = (0.02, 0.2, 2.0, 20.0), seed: int = 25) -> tuple:
 
 def format_occam(rows) -> Table:
     """The table of :class:`OccamRow` s (text; an HTML table in a notebook)."""
-    rows = check.sequence("rows", rows)
-    if not rows or not all(isinstance(r, OccamRow) for r in rows):
-        raise ValueError(f"rows must be a non-empty sequence of OccamRow (polynomial_occam(), toy_occam()), "
-                         f"got {rows!r:.80}")
+    rows = _rows("rows", rows)
     cells = [(r.label, f"{r.log_evidence_exact:.4f}", f"{r.log_evidence_laplace:.4f}", f"{r.bound:.4f}",
               f"{r.log_evidence_laplace - r.log_evidence_exact:+.4f}", f"{r.log_evidence_exact - r.bound:.4f}")
              for r in rows]
