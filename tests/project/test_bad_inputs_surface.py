@@ -25,6 +25,7 @@ from ensemble_lib.lessons import (bound, classification, mean_sigma, mixture, mo
                                   store_lessons, toy_posterior)
 from ensemble_lib.lessons import figures as lesson_figures
 from ensemble_lib.lessons.bound import cheap_sweep
+from ensemble_lib.lessons.mixture import ladder_store
 from ensemble_lib.lessons.model_choice import occam_store
 from ensemble_lib.lessons import monte_carlo as lesson_mc
 from ensemble_lib.lessons import student_copies as lesson_student_copies
@@ -486,6 +487,15 @@ CASES = [
     C(lambda: occam_store.load_occam(directory="/no/such/folder"), r"directory must be an existing folder", id="occam-store-load-missing", on="lessons.model_choice.occam_store.load_occam"),
     C(lambda: occam_store.save_occam(3), r"path must be None or a str or pathlib.Path", id="occam-store-save-path", on="lessons.model_choice.occam_store.save_occam"),
     C(lambda: occam_store.save_occam(force="yes"), r"force must be True or False", id="occam-store-save-force", on="lessons.model_choice.occam_store.save_occam"),
+    # --- lesson 7's stored mixture ladders (lessons/mixture/ladder_store.py)
+    C(lambda: ladder_store.compute_ladder({"alpha": 0.2}), r"config must be a dict with the keys of ladder_config\(\)", id="ladder-store-compute-config", on="lessons.mixture.ladder_store.compute_ladder"),
+    C(lambda: ladder_store.compute_ladder({"alpha": -1.0, "seed": 0, "K_max": 4}), r"alpha must be a finite number > 0", id="ladder-store-compute-alpha", on="lessons.mixture.ladder_store.compute_ladder"),
+    C(lambda: ladder_store.compute_ladder({"alpha": 0.2, "seed": 0, "K_max": 9}), r"K_max must be", id="ladder-store-compute-kmax", on="lessons.mixture.ladder_store.compute_ladder"),
+    C(lambda: ladder_store.ladder_from_result({"config": {}}), r"result must be a dict with 'config', 'single', 'quadrature' and 'bound'", id="ladder-store-from-result", on="lessons.mixture.ladder_store.ladder_from_result"),
+    C(lambda: ladder_store.ladder_from_result({"config": ladder_store.ladder_config(), "single": {"mean": [0.0]}, "quadrature": [], "bound": []}), r"result must hold each KLFit with the fields", id="ladder-store-from-result-fit", on="lessons.mixture.ladder_store.ladder_from_result"),
+    C(lambda: ladder_store.load_mixtures(directory="/no/such/folder"), r"directory must be an existing folder", id="ladder-store-load-missing", on="lessons.mixture.ladder_store.load_mixtures"),
+    C(lambda: ladder_store.save_ladder(3), r"path must be None or a str or pathlib.Path", id="ladder-store-save-path", on="lessons.mixture.ladder_store.save_ladder"),
+    C(lambda: ladder_store.save_ladder(force="yes"), r"force must be True or False", id="ladder-store-save-force", on="lessons.mixture.ladder_store.save_ladder"),
     C(lambda: model_choice.occam_figure(poly=[1]), r"poly must be a non-empty sequence of OccamRow", id="occam-figure-rows", on="lessons.model_choice.occam.occam_figure"),
 ]
 
