@@ -493,6 +493,7 @@ CASES = [
     C(lambda: ladder_store.compute_ladder({"alpha": 0.2, "seed": 0, "K_max": 9}), r"K_max must be", id="ladder-store-compute-kmax", on="lessons.mixture.ladder_store.compute_ladder"),
     C(lambda: ladder_store.ladder_from_result({"config": {}}), r"result must be a dict with 'config', 'single', 'quadrature' and 'bound'", id="ladder-store-from-result", on="lessons.mixture.ladder_store.ladder_from_result"),
     C(lambda: ladder_store.ladder_from_result({"config": ladder_store.ladder_config(), "single": {"mean": [0.0]}, "quadrature": [], "bound": []}), r"result must hold each KLFit with the fields", id="ladder-store-from-result-fit", on="lessons.mixture.ladder_store.ladder_from_result"),
+    C(lambda: ladder_store.ladder_from_result({"config": {**ladder_store.ladder_config(), "K_max": "4"}, "single": {}, "quadrature": [], "bound": []}), r"K_max must be", id="ladder-store-from-result-kmax", on="lessons.mixture.ladder_store.ladder_from_result"),
     C(lambda: ladder_store.load_mixtures(directory="/no/such/folder"), r"directory must be an existing folder", id="ladder-store-load-missing", on="lessons.mixture.ladder_store.load_mixtures"),
     C(lambda: ladder_store.save_ladder(3), r"path must be None or a str or pathlib.Path", id="ladder-store-save-path", on="lessons.mixture.ladder_store.save_ladder"),
     C(lambda: ladder_store.save_ladder(force="yes"), r"force must be True or False", id="ladder-store-save-force", on="lessons.mixture.ladder_store.save_ladder"),
