@@ -3,6 +3,9 @@
 import json
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from benchmarks import run as bench
 from benchmarks.plots import fitted_exponent
 
@@ -33,7 +36,7 @@ def test_every_lesson_panel_has_slider_step_cases():
 
 
 def test_fitted_exponent_recovers_a_power_law():
-    assert fitted_exponent([(n, 3.0 * n**1.5) for n in (10, 20, 40, 80)]) == __import__("pytest").approx(1.5)
+    assert fitted_exponent([(n, 3.0 * n**1.5) for n in (10, 20, 40, 80)]) == pytest.approx(1.5)
 
 
 def test_run_all_growth_report_gives_medians_and_paired_growth():
@@ -102,3 +105,18 @@ def test_bound_trees_alternates_the_trees_and_summarises_every_batch(tmp_path):
     assert table[0].startswith("| tree |") and [line.split(" | ")[1] for line in table[2:]] == ["2", "2"]
     with __import__("pytest").raises(SystemExit):
         bound_trees.main([str(out), "--tree", f"a={tmp_path}"])  # no ensemble_lib/ there
+
+
+def test_natural_gradient_prototype_reaches_the_full_familys_optimum_on_the_toy():
+    """benchmarks/natural_gradient.py's step (Λ ← (1 − r)Λ + r·2G) ends where the library's full-covariance
+    fit does: its fixed point is the bound's stationarity in C (here on the toy, from its Laplace start)."""
+    from benchmarks.natural_gradient import natural_gradient_fit
+    from ensemble_lib import kl_fit, laplace_fit, make_posterior
+
+    post = make_posterior(seed=3, alpha=1.0)
+    lap = laplace_fit(post, compute_kl=False)
+    ng = natural_gradient_fit(post, lap.mean, lap.cov, family="full")
+    best = kl_fit(post, "full")
+    assert ng["stopped"] == "rise < 1e-11"
+    assert ng["bound"] == pytest.approx(best.bound, abs=1e-7)
+    np.testing.assert_allclose(ng["cov"], best.cov, atol=1e-4)
